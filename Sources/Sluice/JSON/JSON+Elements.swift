@@ -1,0 +1,50 @@
+extension JSON {
+    /// The elements of a JSON array, in order.
+    ///
+    /// A view into the document: iterating it reads the elements in place. ``count`` is known without iterating;
+    /// reaching the n-th element walks past the ones before it, so iterate rather than index in a loop.
+    public struct Elements: Collection, Sendable {
+        /// A position in the array.
+        public struct Index: Comparable, Sendable {
+            let entry: Int
+
+            /// Orders positions by their place in the document.
+            ///
+            /// - Parameters:
+            ///   - lhs: A position.
+            ///   - rhs: Another position.
+            /// - Returns: Whether `lhs` comes first.
+            public static func < (lhs: Index, rhs: Index) -> Bool { lhs.entry < rhs.entry }
+        }
+
+        let storage: JSONStorage
+        let entry: Int
+
+        /// The position of the first element.
+        public var startIndex: Index { Index(entry: entry + 1) }
+
+        /// The position after the last element.
+        public var endIndex: Index { Index(entry: storage.next(entry)) }
+
+        /// The number of elements.
+        public var count: Int { storage.containerCount(entry) }
+
+        /// Whether the array is empty.
+        public var isEmpty: Bool { count == 0 }
+
+        /// The element at a position.
+        ///
+        /// - Parameter position: A valid position in the array.
+        public subscript(position: Index) -> JSON {
+            JSON(storage: storage, entry: position.entry)
+        }
+
+        /// The position after a position.
+        ///
+        /// - Parameter index: A valid position before ``endIndex``.
+        /// - Returns: The next position.
+        public func index(after index: Index) -> Index {
+            Index(entry: storage.next(index.entry))
+        }
+    }
+}

@@ -1,0 +1,505 @@
+/// Sluice's strict RFC 8259 parser: validates a document and builds the tape of a ``JSONStorage`` over a copy of
+/// its bytes, in one pass and without recursion.
+///
+/// It accepts exactly the grammar of RFC 8259 with UTF-8 input: no comments, no trailing commas, no leading
+/// zeros or bare signs, no unescaped control characters in strings, well-formed UTF-8 and `\u` escapes with
+/// paired surrogates only. Numbers and strings are validated here and converted when read.
+struct JSONParser {
+    private let bytes: UnsafePointer<UInt8>
+    private let count: Int
+    private let maximumDepth: Int
+    private var tape: UnsafeMutablePointer<UInt64>
+    private var tapeCapacity: Int
+    private var entries = 0
+    private var position = 0
+
+    private init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int) {
+        self.bytes = bytes
+        self.count = count
+        self.maximumDepth = maximumDepth
+        // A first guess from typical documents: one entry per 8 bytes. The tape doubles when full.
+        self.tapeCapacity = max(16, count / 8)
+        self.tape = .allocate(capacity: 2 * tapeCapacity)
+    }
+
+    /// Parses a document into storage that owns a padded copy of the bytes.
+    static func parse(
+        _ input: UnsafeRawBufferPointer,
+        maximumDepth: Int,
+        maximumSize: Int
+    ) throws(JSONError) -> JSONStorage {
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: input.count + JSONStorage.padding)
+        if let base = input.baseAddress {
+            copy.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: input.count)
+        }
+        (copy + input.count).initialize(repeating: 0, count: JSONStorage.padding)
+        guard input.count <= maximumSize else {
+            defer { copy.deallocate() }
+            throw JSONError(
+                .sizeLimitExceeded,
+                "the document is \(input.count) bytes, more than the limit of \(maximumSize)",
+                at: 0,
+                in: UnsafeBufferPointer(start: copy, count: min(input.count, 256))
+            )
+        }
+        var parser = JSONParser(bytes: copy, count: input.count, maximumDepth: maximumDepth)
+        do {
+            try parser.parseDocument()
+        } catch {
+            parser.tape.deallocate()
+            let located = JSONError(
+                error.code,
+                error.reason,
+                at: error.offset,
+                in: UnsafeBufferPointer(start: copy, count: input.count)
+            )
+            copy.deallocate()
+            throw located
+        }
+        return JSONStorage(bytes: copy, byteCount: input.count, tape: parser.tape, entryCount: parser.entries)
+    }
+
+    // MARK: - Tape
+
+    @inline(__always)
+    private mutating func append(_ tag: JSONStorage.Tag, flags: UInt8 = 0, offset: Int, word1: UInt64 = 0) {
+        if entries == tapeCapacity {
+            grow()
+        }
+        tape[2 &* entries] = UInt64(tag.rawValue) &<< 56 | UInt64(flags) &<< 48 | UInt64(truncatingIfNeeded: offset)
+        tape[2 &* entries &+ 1] = word1
+        entries &+= 1
+    }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: 4 * tapeCapacity)
+        bigger.moveInitialize(from: tape, count: 2 * entries)
+        tape.deallocate()
+        tape = bigger
+        tapeCapacity *= 2
+    }
+
+    // MARK: - Structure
+
+    /// What the parser knows of an error; ``parse(_:maximumDepth:maximumSize:)`` turns it into a ``JSONError``
+    /// with the line, column and excerpt.
+    struct Failure: Error {
+        let code: JSONError.Code
+        let reason: String
+        let offset: Int
+    }
+
+    private func fail(_ code: JSONError.Code, _ reason: String, at offset: Int) -> Failure {
+        Failure(code: code, reason: reason, offset: offset)
+    }
+
+    private func found(_ offset: Int) -> String {
+        offset >= count ? "end of input" : JSONError.describe(byte: bytes[offset])
+    }
+
+    private func unexpected(_ expected: String, at offset: Int) -> Failure {
+        fail(
+            offset >= count ? .unexpectedEnd : .unexpectedCharacter,
+            "expected \(expected), found \(found(offset))",
+            at: offset
+        )
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while true {
+            switch bytes[position] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                position &+= 1
+            default:
+                return
+            }
+        }
+    }
+
+    private enum State {
+        case value
+        case key
+        case afterValue
+    }
+
+    private mutating func parseDocument() throws(Failure) {
+        skipWhitespace()
+        if position >= count {
+            throw fail(
+                .emptyInput,
+                "expected a JSON value, found \(count == 0 ? "no input" : "only whitespace")",
+                at: 0
+            )
+        }
+        // Open containers: the tape entry of each and how many elements it has so far.
+        var openEntries: [Int] = []
+        var openCounts: [UInt64] = []
+        var state = State.value
+        while true {
+            switch state {
+            case .value:
+                let byte = bytes[position]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    try parseString()
+                    state = .afterValue
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                    try parseNumber()
+                    state = .afterValue
+                case UInt8(ascii: "t"):
+                    try parseLiteral("true", tag: .true)
+                    state = .afterValue
+                case UInt8(ascii: "f"):
+                    try parseLiteral("false", tag: .false)
+                    state = .afterValue
+                case UInt8(ascii: "n"):
+                    try parseLiteral("null", tag: .null)
+                    state = .afterValue
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    let isObject = byte == UInt8(ascii: "{")
+                    if openEntries.count >= maximumDepth {
+                        throw fail(
+                            .depthLimitExceeded,
+                            "arrays and objects are nested more than \(maximumDepth) deep",
+                            at: position
+                        )
+                    }
+                    openEntries.append(entries)
+                    openCounts.append(0)
+                    append(isObject ? .object : .array, offset: position)
+                    position &+= 1
+                    skipWhitespace()
+                    let closer = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                    if bytes[position] == closer {
+                        position &+= 1
+                        close(entry: openEntries.removeLast(), count: openCounts.removeLast())
+                        state = .afterValue
+                    } else {
+                        state = isObject ? .key : .value
+                    }
+                default:
+                    throw unexpected("a value", at: position)
+                }
+            case .key:
+                guard bytes[position] == UInt8(ascii: "\"") else {
+                    throw unexpected("a string key", at: position)
+                }
+                try parseString()
+                skipWhitespace()
+                guard bytes[position] == UInt8(ascii: ":") else {
+                    throw unexpected("':' after an object key", at: position)
+                }
+                position &+= 1
+                skipWhitespace()
+                state = .value
+            case .afterValue:
+                guard let top = openEntries.last else {
+                    skipWhitespace()
+                    if position < count {
+                        throw fail(
+                            .trailingContent,
+                            "expected end of input after the value, found \(found(position))",
+                            at: position
+                        )
+                    }
+                    return
+                }
+                openCounts[openCounts.count - 1] &+= 1
+                skipWhitespace()
+                let byte = bytes[position]
+                let isObject = tape[2 &* top] &>> 56 == UInt64(JSONStorage.Tag.object.rawValue)
+                if byte == UInt8(ascii: ",") {
+                    position &+= 1
+                    skipWhitespace()
+                    state = isObject ? .key : .value
+                } else if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    position &+= 1
+                    close(entry: openEntries.removeLast(), count: openCounts.removeLast())
+                } else {
+                    throw unexpected(
+                        isObject ? "',' or '}' after an object member" : "',' or ']' after an array element",
+                        at: position
+                    )
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func close(entry: Int, count: UInt64) {
+        tape[2 &* entry &+ 1] = UInt64(entries) &<< 32 | count
+    }
+
+    private mutating func parseLiteral(_ literal: StaticString, tag: JSONStorage.Tag) throws(Failure) {
+        let start = position
+        let length = literal.utf8CodeUnitCount
+        for index in 0..<length where bytes[start &+ index] != literal.utf8Start[index] {
+            throw fail(
+                start &+ index >= count ? .unexpectedEnd : .unexpectedCharacter,
+                "expected '\(literal)', found \(found(start &+ index))",
+                at: start &+ index
+            )
+        }
+        append(tag, offset: start)
+        position = start &+ length
+    }
+
+    // MARK: - Numbers
+
+    @inline(__always)
+    private func isDigit(_ offset: Int) -> Bool {
+        bytes[offset] &- UInt8(ascii: "0") < 10
+    }
+
+    private mutating func parseNumber() throws(Failure) {
+        let start = position
+        var flags = JSONStorage.numberIsInteger
+        var cursor = start
+        if bytes[cursor] == UInt8(ascii: "-") {
+            flags |= JSONStorage.numberIsNegative
+            cursor &+= 1
+        }
+        if bytes[cursor] == UInt8(ascii: "0") {
+            cursor &+= 1
+            if isDigit(cursor) {
+                throw fail(.invalidNumber, "leading zeros are not allowed in a number", at: cursor - 1)
+            }
+        } else if isDigit(cursor) {
+            cursor &+= 1
+            while isDigit(cursor) {
+                cursor &+= 1
+            }
+        } else {
+            throw fail(.invalidNumber, "expected a digit after '-', found \(found(cursor))", at: cursor)
+        }
+        if bytes[cursor] == UInt8(ascii: ".") {
+            flags &= ~JSONStorage.numberIsInteger
+            cursor &+= 1
+            guard isDigit(cursor) else {
+                throw fail(
+                    .invalidNumber,
+                    "expected a digit after the decimal point, found \(found(cursor))",
+                    at: cursor
+                )
+            }
+            while isDigit(cursor) {
+                cursor &+= 1
+            }
+        }
+        if bytes[cursor] | 0x20 == UInt8(ascii: "e") {
+            flags &= ~JSONStorage.numberIsInteger
+            cursor &+= 1
+            if bytes[cursor] == UInt8(ascii: "+") || bytes[cursor] == UInt8(ascii: "-") {
+                cursor &+= 1
+            }
+            guard isDigit(cursor) else {
+                throw fail(.invalidNumber, "expected a digit in the exponent, found \(found(cursor))", at: cursor)
+            }
+            while isDigit(cursor) {
+                cursor &+= 1
+            }
+        }
+        append(.number, flags: flags, offset: start, word1: UInt64(cursor &- start))
+        position = cursor
+    }
+
+    // MARK: - Strings
+
+    /// Whether any byte of a word is a quote, a backslash, a control character or non-ASCII.
+    ///
+    /// The lowest flagged byte is exact; bytes above it may be flagged falsely by borrows, which the caller never
+    /// relies on.
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote
+        let hasBackslash = (backslash &- ones) & ~backslash
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl | word) & high
+    }
+
+    private mutating func parseString() throws(Failure) {
+        let start = position &+ 1
+        var cursor = start
+        var flags = JSONStorage.stringIsASCII
+        while true {
+            // Skip eight plain ASCII bytes at a time; the padding makes the load safe at the end.
+            while true {
+                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self))
+                let special = JSONParser.specialBytes(word)
+                if special == 0 {
+                    cursor &+= 8
+                } else {
+                    cursor &+= special.trailingZeroBitCount &>> 3
+                    break
+                }
+            }
+            let byte = bytes[cursor]
+            if byte == UInt8(ascii: "\"") {
+                break
+            } else if byte == UInt8(ascii: "\\") {
+                flags |= JSONStorage.stringHasEscapes
+                cursor = try validateEscape(at: cursor)
+            } else if byte < 0x20 {
+                if cursor >= count {
+                    throw fail(.unexpectedEnd, "unterminated string, expected '\"'", at: cursor)
+                }
+                throw fail(
+                    .invalidString,
+                    "control character \(JSONError.describe(byte: byte)) must be escaped in a string",
+                    at: cursor
+                )
+            } else if byte >= 0x80 {
+                flags &= ~JSONStorage.stringIsASCII
+                cursor = try validateUTF8(at: cursor)
+            } else {
+                // A byte above a flagged one, flagged falsely; it is plain.
+                cursor &+= 1
+            }
+        }
+        append(.string, flags: flags, offset: start, word1: UInt64(cursor &- start))
+        position = cursor &+ 1
+    }
+
+    /// Validates the escape at `cursor` (a backslash) and returns the offset after it.
+    private func validateEscape(at cursor: Int) throws(Failure) -> Int {
+        switch bytes[cursor &+ 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return cursor &+ 2
+        case UInt8(ascii: "u"):
+            let unit = try hexQuad(at: cursor &+ 2)
+            switch unit {
+            case 0xD800...0xDBFF:
+                guard bytes[cursor &+ 6] == UInt8(ascii: "\\"), bytes[cursor &+ 7] == UInt8(ascii: "u") else {
+                    throw fail(
+                        .invalidUnicode,
+                        "high surrogate \\u\(JSONParser.hex(unit)) must be followed by a low surrogate escape",
+                        at: cursor
+                    )
+                }
+                let low = try hexQuad(at: cursor &+ 8)
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw fail(
+                        .invalidUnicode,
+                        "high surrogate \\u\(JSONParser.hex(unit)) is followed by \\u\(JSONParser.hex(low)), "
+                            + "not a low surrogate",
+                        at: cursor &+ 6
+                    )
+                }
+                return cursor &+ 12
+            case 0xDC00...0xDFFF:
+                throw fail(
+                    .invalidUnicode,
+                    "low surrogate \\u\(JSONParser.hex(unit)) without a preceding high surrogate",
+                    at: cursor
+                )
+            default:
+                return cursor &+ 6
+            }
+        default:
+            if cursor &+ 1 >= count {
+                throw fail(.unexpectedEnd, "unterminated escape sequence at end of input", at: cursor)
+            }
+            throw fail(
+                .invalidEscape,
+                "invalid escape '\\\(JSONParser.printable(bytes[cursor &+ 1]))', expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u",
+                at: cursor
+            )
+        }
+    }
+
+    private func hexQuad(at offset: Int) throws(Failure) -> UInt16 {
+        var value: UInt16 = 0
+        for index in offset..<offset &+ 4 {
+            guard let digit = JSONParser.hexValue(bytes[index]) else {
+                throw fail(
+                    index >= count ? .unexpectedEnd : .invalidUnicode,
+                    "expected 4 hexadecimal digits after '\\u', found \(found(index))",
+                    at: index
+                )
+            }
+            value = value &<< 4 | UInt16(digit)
+        }
+        return value
+    }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte &- UInt8(ascii: "A") &+ 10
+        default: nil
+        }
+    }
+
+    private static func hex(_ unit: UInt16) -> String {
+        String(unit, radix: 16, uppercase: true).leftPadded(to: 4)
+    }
+
+    private static func hexByte(_ byte: UInt8) -> String {
+        String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+    }
+
+    private static func printable(_ byte: UInt8) -> String {
+        (0x20..<0x7F).contains(byte) ? String(Character(Unicode.Scalar(byte))) : "x" + String(byte, radix: 16)
+    }
+
+    /// Validates one UTF-8 sequence starting at `cursor` (a byte of 0x80 or more) and returns the offset after it.
+    private func validateUTF8(at cursor: Int) throws(Failure) -> Int {
+        let lead = bytes[cursor]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF:
+            length = 2
+        case 0xE0:
+            length = 3
+            lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF:
+            length = 3
+        case 0xED:
+            length = 3
+            upper = 0x9F
+        case 0xF0:
+            length = 4
+            lower = 0x90
+        case 0xF1...0xF3:
+            length = 4
+        case 0xF4:
+            length = 4
+            upper = 0x8F
+        default:
+            throw fail(
+                .invalidUTF8,
+                "byte 0x\(JSONParser.hexByte(lead)) cannot start a UTF-8 sequence",
+                at: cursor
+            )
+        }
+        if cursor &+ length > count {
+            throw fail(.unexpectedEnd, "input ends inside a UTF-8 sequence", at: cursor)
+        }
+        let second = bytes[cursor &+ 1]
+        guard second >= lower, second <= upper else {
+            throw fail(
+                .invalidUTF8,
+                "malformed UTF-8 sequence starting with byte 0x\(JSONParser.hexByte(lead))",
+                at: cursor
+            )
+        }
+        for index in 2..<length where bytes[cursor &+ index] & 0xC0 != 0x80 {
+            throw fail(
+                .invalidUTF8,
+                "malformed UTF-8 sequence starting with byte 0x\(JSONParser.hexByte(lead))",
+                at: cursor
+            )
+        }
+        return cursor &+ length
+    }
+}

@@ -1,0 +1,253 @@
+// Conversions of tape entries to Swift values: strings unescaped, numbers converted exactly. Shared by the `JSON`
+// read API and the decoder, so that both read a value the same way.
+extension JSONStorage {
+    // MARK: - Strings
+
+    /// The string value of a string entry, unescaped.
+    func string(at entry: Int) -> String {
+        let raw = slice(entry)
+        if flags(entry) & JSONStorage.stringHasEscapes == 0 {
+            return String(decoding: raw, as: UTF8.self)
+        }
+        // Every escape is at least as long as the UTF-8 it stands for, so the raw length is enough.
+        return String(unsafeUninitializedCapacity: raw.count) { buffer in
+            JSONStorage.unescape(raw, into: buffer)
+        }
+    }
+
+    /// Writes the unescaped form of a validated string's bytes and returns its length.
+    static func unescape(_ raw: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var read = 0
+        var written = 0
+        while read < raw.count {
+            let byte = raw[read]
+            guard byte == UInt8(ascii: "\\") else {
+                output[written] = byte
+                written += 1
+                read += 1
+                continue
+            }
+            let escaped = raw[read + 1]
+            read += 2
+            let simple: UInt8? =
+                switch escaped {
+                case UInt8(ascii: "b"): 0x08
+                case UInt8(ascii: "f"): 0x0C
+                case UInt8(ascii: "n"): 0x0A
+                case UInt8(ascii: "r"): 0x0D
+                case UInt8(ascii: "t"): 0x09
+                case UInt8(ascii: "u"): nil
+                default: escaped
+                }
+            if let simple {
+                output[written] = simple
+                written += 1
+                continue
+            }
+            var scalar = UInt32(hexQuad(raw, at: read))
+            read += 4
+            if (0xD800...0xDBFF).contains(scalar) {
+                // The parser checked that a low surrogate escape follows.
+                let low = UInt32(hexQuad(raw, at: read + 2))
+                read += 6
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") ?? UTF8.EncodedScalar() {
+                output[written] = unit
+                written += 1
+            }
+        }
+        return written
+    }
+
+    private static func hexQuad(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt16 {
+        var value: UInt16 = 0
+        for index in offset..<offset + 4 {
+            value = value << 4 | UInt16(JSONParser.hexValue(raw[index]) ?? 0)
+        }
+        return value
+    }
+
+    /// Whether a string entry equals some UTF-8 bytes, comparing without building a `String` when the entry has
+    /// no escapes.
+    @inline(__always)
+    func stringEquals(_ entry: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = self.length(entry)
+        if flags(entry) & JSONStorage.stringHasEscapes == 0 {
+            guard length == key.count else { return false }
+            guard let keyBase = key.baseAddress else { return length == 0 }
+            return memcmp(bytes + offset(entry), keyBase, length) == 0
+        }
+        return string(at: entry).utf8.elementsEqual(key)
+    }
+
+    /// Whether a string entry equals a string.
+    func stringEquals(_ entry: Int, _ key: String) -> Bool {
+        var key = key
+        return key.withUTF8 { stringEquals(entry, $0) }
+    }
+
+    // MARK: - Numbers
+
+    /// The exact integer value of a number entry, or `nil` if it has a fractional part or does not fit.
+    func integer<T: FixedWidthInteger>(_: T.Type, at entry: Int) -> T? {
+        guard let (negative, magnitude) = integerMagnitude(at: entry) else { return nil }
+        if !negative {
+            return T(exactly: magnitude)
+        }
+        if magnitude == 0 {
+            return 0
+        }
+        guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+        let value = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        return T(exactly: value)
+    }
+
+    /// The sign and magnitude of an integral number entry; `1.0` and `25e-1` count only when exactly integral.
+    private func integerMagnitude(at entry: Int) -> (negative: Bool, magnitude: UInt64)? {
+        let text = slice(entry)
+        let negative = flags(entry) & JSONStorage.numberIsNegative != 0
+        var index = negative ? 1 : 0
+        var magnitude: UInt64 = 0
+        if flags(entry) & JSONStorage.numberIsInteger != 0 {
+            // At most 19 digits cannot overflow; longer ones are checked.
+            if text.count - index <= 19 {
+                while index < text.count {
+                    magnitude = magnitude &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
+                    index += 1
+                }
+                return (negative, magnitude)
+            }
+            while index < text.count {
+                let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(UInt64(text[index] &- UInt8(ascii: "0")))
+                guard !overflow, !carry else { return nil }
+                magnitude = sum
+                index += 1
+            }
+            return (negative, magnitude)
+        }
+        // A fraction or exponent: collect the significant digits and the power of ten they are scaled by.
+        var digits: [UInt8] = []
+        var scale = 0
+        var inFraction = false
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else if byte | 0x20 == UInt8(ascii: "e") {
+                break
+            } else {
+                digits.append(byte &- UInt8(ascii: "0"))
+                if inFraction {
+                    scale -= 1
+                }
+            }
+            index += 1
+        }
+        if index < text.count {
+            index += 1
+            var exponentNegative = false
+            if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
+                exponentNegative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var exponent = 0
+            while index < text.count {
+                // Any exponent this large makes the value zero, an overflow or a fraction.
+                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            scale += exponentNegative ? -exponent : exponent
+        }
+        while let last = digits.last, last == 0, scale < 0 {
+            digits.removeLast()
+            scale += 1
+        }
+        guard scale >= 0 || digits.allSatisfy({ $0 == 0 }) else { return nil }
+        if digits.allSatisfy({ $0 == 0 }) {
+            return (negative, 0)
+        }
+        for digit in digits {
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+        }
+        for _ in 0..<scale {
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            magnitude = times
+        }
+        return (negative, magnitude)
+    }
+
+    /// The nearest `Double` to a number entry, correctly rounded; a magnitude too large is infinite.
+    func double(at entry: Int) -> Double {
+        let text = slice(entry)
+        if let fast = JSONStorage.fastDouble(text) {
+            return fast
+        }
+        return Double(String(decoding: text, as: UTF8.self)) ?? .nan
+    }
+
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Clinger's fast path: when the significant digits fit in 53 bits and the power of ten is exact in a
+    /// `Double` (at most 10^22), one multiplication or division is correctly rounded.
+    private static func fastDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        var index = 0
+        let negative = text[0] == UInt8(ascii: "-")
+        if negative {
+            index = 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0
+        while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
+            digits += 1
+            index += 1
+        }
+        if index < text.count, text[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
+                digits += 1
+                scale -= 1
+                index += 1
+            }
+        }
+        if index < text.count {
+            index += 1
+            var exponentNegative = false
+            if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
+                exponentNegative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var exponent = 0
+            while index < text.count {
+                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            scale += exponentNegative ? -exponent : exponent
+        }
+        // Leading zeros count as digits above, which is only ever conservative.
+        guard digits <= 19, mantissa <= 1 << 53, scale >= -22, scale <= 22 else { return nil }
+        var value = Double(mantissa)
+        if scale < 0 {
+            value /= exactPowersOfTen[-scale]
+        } else {
+            value *= exactPowersOfTen[scale]
+        }
+        return negative ? -value : value
+    }
+
+    /// The exact decimal value of a number entry.
+    func decimal(at entry: Int) -> Decimal? {
+        Decimal(string: String(decoding: slice(entry), as: UTF8.self), locale: Locale(identifier: "en_US_POSIX"))
+    }
+}

@@ -1,0 +1,137 @@
+/// The immutable storage of a parsed JSON document: a copy of the source bytes and a tape that indexes every
+/// value in them.
+///
+/// The tape holds two 64-bit words per value, in document order (an object's members are its key and value
+/// entries, alternating):
+///
+/// - word 0: the tag in bits 56 to 63, flags in bits 48 to 55, and the byte offset of the value in the source in
+///   bits 0 to 47 (for a string, the offset of its first byte after the opening quote);
+/// - word 1: for a string or number, its length in bytes (a string's without the quotes); for an array or an
+///   object, the index of the entry after its last descendant in bits 32 to 63 and its element count (members for
+///   an object) in bits 0 to 31; unused for the literals.
+///
+/// Values are read lazily from the source: a string is unescaped and a number converted when asked for.
+///
+/// `@unchecked Sendable`: both buffers are written once, while the parser builds the storage, and never again;
+/// they are freed in `deinit`. Sharing immutable memory between threads is safe.
+final class JSONStorage: @unchecked Sendable {
+    /// The source bytes, followed by ``padding`` zero bytes so that scanning may read past the end in words.
+    let bytes: UnsafeMutablePointer<UInt8>
+    /// The number of source bytes, without the padding.
+    let byteCount: Int
+    /// The tape, two words per entry.
+    let tape: UnsafeMutablePointer<UInt64>
+    /// The number of entries on the tape.
+    let entryCount: Int
+
+    /// How many zero bytes follow the source, so that the scanner can load 8 and 16 bytes at any position.
+    static let padding = 64
+
+    init(bytes: UnsafeMutablePointer<UInt8>, byteCount: Int, tape: UnsafeMutablePointer<UInt64>, entryCount: Int) {
+        self.bytes = bytes
+        self.byteCount = byteCount
+        self.tape = tape
+        self.entryCount = entryCount
+    }
+
+    deinit {
+        bytes.deallocate()
+        tape.deallocate()
+    }
+
+    // MARK: - Entry layout
+
+    enum Tag: UInt8 {
+        case null = 1
+        case `true` = 2
+        case `false` = 3
+        case number = 4
+        case string = 5
+        case array = 6
+        case object = 7
+    }
+
+    /// Flag on a string entry: the string contains escape sequences.
+    static let stringHasEscapes: UInt8 = 1
+    /// Flag on a string entry: the string is all ASCII.
+    static let stringIsASCII: UInt8 = 2
+    /// Flag on a number entry: the number has neither a fraction nor an exponent.
+    static let numberIsInteger: UInt8 = 1
+    /// Flag on a number entry: the number starts with a minus sign.
+    static let numberIsNegative: UInt8 = 2
+
+    @inline(__always)
+    func tag(_ entry: Int) -> Tag {
+        // Every entry is written by the parser with a valid tag.
+        Tag(rawValue: UInt8(truncatingIfNeeded: tape[2 &* entry] &>> 56)) ?? .null
+    }
+
+    @inline(__always)
+    func flags(_ entry: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: tape[2 &* entry] &>> 48)
+    }
+
+    @inline(__always)
+    func offset(_ entry: Int) -> Int {
+        Int(truncatingIfNeeded: tape[2 &* entry] & 0xFFFF_FFFF_FFFF)
+    }
+
+    /// The length in bytes of a string or number entry.
+    @inline(__always)
+    func length(_ entry: Int) -> Int {
+        Int(truncatingIfNeeded: tape[2 &* entry &+ 1])
+    }
+
+    /// The element count of an array or member count of an object.
+    @inline(__always)
+    func containerCount(_ entry: Int) -> Int {
+        Int(truncatingIfNeeded: tape[2 &* entry &+ 1] & 0xFFFF_FFFF)
+    }
+
+    /// The index of the entry after a value and all its descendants.
+    @inline(__always)
+    func next(_ entry: Int) -> Int {
+        let word = tape[2 &* entry]
+        let tag = UInt8(truncatingIfNeeded: word &>> 56)
+        if tag >= Tag.array.rawValue {
+            return Int(truncatingIfNeeded: tape[2 &* entry &+ 1] &>> 32)
+        }
+        return entry &+ 1
+    }
+
+    /// The source bytes of a string (without quotes, still escaped) or number entry.
+    @inline(__always)
+    func slice(_ entry: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes + offset(entry), count: length(entry))
+    }
+
+    /// The byte offset just past the value in the source.
+    func endOffset(_ entry: Int) -> Int {
+        switch tag(entry) {
+        case .null, .true: offset(entry) + 4
+        case .false: offset(entry) + 5
+        case .number: offset(entry) + length(entry)
+        case .string: offset(entry) + length(entry) + 1
+        case .array, .object:
+            // The closing bracket is the first one after the last descendant's end.
+            closingBracketOffset(entry)
+        }
+    }
+
+    private func closingBracketOffset(_ entry: Int) -> Int {
+        // Past the last direct child (or the opening bracket when empty), skip whitespace to the closer.
+        let after = next(entry)
+        var child = entry + 1
+        var lastChild: Int?
+        while child < after {
+            lastChild = child
+            child = next(child)
+        }
+        var position = lastChild.map(endOffset) ?? offset(entry) + 1
+        let closer = tag(entry) == .array ? UInt8(ascii: "]") : UInt8(ascii: "}")
+        while position < byteCount, bytes[position] != closer {
+            position += 1
+        }
+        return position + 1
+    }
+}

@@ -1,0 +1,302 @@
+/// The `Decoder` behind ``JSONDocumentDecoder``: reads values from a document's tape in place.
+///
+/// One instance decodes one top-level value. `entry` is the value being decoded; decoding a nested value moves it
+/// and puts it back. Coding paths are not tracked as values are decoded: they are worked out from the tape when
+/// an error is thrown or `codingPath` is read, so decoding that succeeds pays nothing for them.
+final class TapeDecoder: Decoder {
+    let storage: JSONStorage
+    let root: Int
+    let options: JSONDocumentDecoder
+    var entry: Int
+    /// The nesting depth of `entry` below `root`, which indexes ``hints``.
+    var depth = 0
+    /// For each depth, the object last searched at it and where its next key is expected; lets keyed containers
+    /// find keys in document order without scanning from the start.
+    let hints: UnsafeMutablePointer<(object: Int, key: Int)>
+    static let hintDepth = 64
+    /// A buffer for converting keys under `.convertFromSnakeCase`.
+    var scratch: [UInt8] = []
+    /// Whether a key decoding strategy other than the default is set.
+    let keyConversion: Bool
+
+    init(storage: JSONStorage, root: Int, options: JSONDocumentDecoder) {
+        self.storage = storage
+        self.root = root
+        self.entry = root
+        self.options = options
+        if case .useDefaultKeys = options.keyDecodingStrategy.kind {
+            self.keyConversion = false
+        } else {
+            self.keyConversion = true
+        }
+        self.hints = .allocate(capacity: TapeDecoder.hintDepth)
+        hints.initialize(repeating: (-1, 0), count: TapeDecoder.hintDepth)
+    }
+
+    deinit {
+        hints.deallocate()
+    }
+
+    var codingPath: [any CodingKey] { path(to: entry) }
+
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard storage.tag(entry) == .object else {
+            throw mismatch(expected: "an object", Key.self, at: entry)
+        }
+        return KeyedDecodingContainer(TapeKeyedContainer<Key>(decoder: self, object: entry, depth: depth))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard storage.tag(entry) == .array else {
+            throw mismatch(expected: "an array", [Any].self, at: entry)
+        }
+        return TapeUnkeyedContainer(decoder: self, array: entry, depth: depth)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        TapeSingleValueContainer(decoder: self, entry: entry)
+    }
+
+    func decodeRoot<T: Decodable>(_ type: T.Type) throws -> T {
+        try decode(type, at: root, depth: 0)
+    }
+
+    // MARK: - Values
+
+    /// Decodes any `Decodable` at an entry: the types with strategies here, everything else through its
+    /// `init(from:)` with this decoder moved to the entry.
+    func decode<T: Decodable>(_ type: T.Type, at entry: Int, depth: Int) throws -> T {
+        if T.self == Date.self, let date = try decodeDate(at: entry, depth: depth) as? T {
+            return date
+        }
+        if T.self == Data.self, let data = try decodeData(at: entry, depth: depth) as? T {
+            return data
+        }
+        if T.self == URL.self, let url = try decodeURL(at: entry) as? T {
+            return url
+        }
+        if T.self == Decimal.self, let decimal = try decodeDecimal(at: entry) as? T {
+            return decimal
+        }
+        if T.self == JSON.self, let json = JSON(storage: storage, entry: entry) as? T {
+            return json
+        }
+        if keyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type,
+            let value = try dictionary.decode(from: self, at: entry, depth: depth) as? T
+        {
+            return value
+        }
+        return try withPosition(entry, depth: depth) { try T(from: self) }
+    }
+
+    /// Runs `body` with the decoder moved to an entry one level deeper, and moves it back.
+    @inline(__always)
+    func withPosition<R>(_ entry: Int, depth: Int, _ body: () throws -> R) rethrows -> R {
+        let savedEntry = self.entry
+        let savedDepth = self.depth
+        self.entry = entry
+        self.depth = depth
+        defer {
+            self.entry = savedEntry
+            self.depth = savedDepth
+        }
+        return try body()
+    }
+
+    func decodeBool(at entry: Int) throws -> Bool {
+        switch storage.tag(entry) {
+        case .true: return true
+        case .false: return false
+        default: throw mismatch(expected: "Bool", Bool.self, at: entry)
+        }
+    }
+
+    func decodeString(at entry: Int) throws -> String {
+        guard storage.tag(entry) == .string else {
+            throw mismatch(expected: "String", String.self, at: entry)
+        }
+        return storage.string(at: entry)
+    }
+
+    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at entry: Int) throws -> T {
+        guard storage.tag(entry) == .number else {
+            throw mismatch(expected: "\(T.self)", T.self, at: entry)
+        }
+        guard let value = storage.integer(T.self, at: entry) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: path(to: entry),
+                    debugDescription: "number \(String(decoding: storage.slice(entry), as: UTF8.self)) "
+                        + "does not fit in \(T.self)"
+                )
+            )
+        }
+        return value
+    }
+
+    func decodeFloatingPoint<T: BinaryFloatingPoint>(_ type: T.Type, at entry: Int) throws -> T {
+        switch storage.tag(entry) {
+        case .number:
+            let double = storage.double(at: entry)
+            let value = T(double)
+            guard value.isFinite else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path(to: entry),
+                        debugDescription: "number \(String(decoding: storage.slice(entry), as: UTF8.self)) "
+                            + "does not fit in \(T.self)"
+                    )
+                )
+            }
+            return value
+        case .string:
+            if let names = options.nonConformingFloatDecodingStrategy.names {
+                let text = storage.string(at: entry)
+                if text == names.positiveInfinity {
+                    return .infinity
+                } else if text == names.negativeInfinity {
+                    return -.infinity
+                } else if text == names.nan {
+                    return .nan
+                }
+            }
+            throw mismatch(expected: "\(T.self)", T.self, at: entry)
+        default:
+            throw mismatch(expected: "\(T.self)", T.self, at: entry)
+        }
+    }
+
+    private func decodeDate(at entry: Int, depth: Int) throws -> Date {
+        switch options.dateDecodingStrategy.kind {
+        case .deferredToDate:
+            return try withPosition(entry, depth: depth) { try Date(from: self) }
+        case .secondsSince1970:
+            return Date(timeIntervalSince1970: try decodeFloatingPoint(Double.self, at: entry))
+        case .millisecondsSince1970:
+            return Date(timeIntervalSince1970: try decodeFloatingPoint(Double.self, at: entry) / 1000)
+        case .iso8601:
+            guard storage.tag(entry) == .string else {
+                throw mismatch(expected: "an ISO 8601 date string", Date.self, at: entry)
+            }
+            let text = storage.slice(entry)
+            guard storage.flags(entry) & JSONStorage.stringHasEscapes == 0, let date = ISO8601.date(from: text) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path(to: entry),
+                        debugDescription: "expected an ISO 8601 date such as 2026-03-01T09:30:00Z, found "
+                            + describe(entry)
+                    )
+                )
+            }
+            return date
+        case .custom(let decode):
+            return try withPosition(entry, depth: depth) { try decode(self) }
+        }
+    }
+
+    private func decodeData(at entry: Int, depth: Int) throws -> Data {
+        switch options.dataDecodingStrategy.kind {
+        case .base64:
+            let text = try decodeString(at: entry)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path(to: entry),
+                        debugDescription: "expected Base64-encoded data, found \(describe(entry))"
+                    )
+                )
+            }
+            return data
+        case .deferredToData:
+            return try withPosition(entry, depth: depth) { try Data(from: self) }
+        case .custom(let decode):
+            return try withPosition(entry, depth: depth) { try decode(self) }
+        }
+    }
+
+    private func decodeURL(at entry: Int) throws -> URL {
+        let text = try decodeString(at: entry)
+        guard let url = URL(string: text) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path(to: entry), debugDescription: "invalid URL \(describe(entry))")
+            )
+        }
+        return url
+    }
+
+    private func decodeDecimal(at entry: Int) throws -> Decimal {
+        guard storage.tag(entry) == .number else {
+            throw mismatch(expected: "Decimal", Decimal.self, at: entry)
+        }
+        guard let decimal = storage.decimal(at: entry) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: path(to: entry),
+                    debugDescription: "number \(describe(entry)) does not fit in Decimal"
+                )
+            )
+        }
+        return decimal
+    }
+
+    // MARK: - Errors
+
+    /// A type mismatch at an entry: `expected String, found number 42`, or a missing value for `null`.
+    func mismatch(expected: String, _ type: Any.Type, at entry: Int) -> DecodingError {
+        let context = DecodingError.Context(
+            codingPath: path(to: entry),
+            debugDescription: "expected \(expected), found \(describe(entry))"
+        )
+        return storage.tag(entry) == .null ? .valueNotFound(type, context) : .typeMismatch(type, context)
+    }
+
+    /// How a value is named in messages: `null`, `number 42`, `string "abc"`, `an object`.
+    func describe(_ entry: Int) -> String {
+        switch storage.tag(entry) {
+        case .null: return "null"
+        case .true: return "true"
+        case .false: return "false"
+        case .number: return "number " + String(decoding: storage.slice(entry), as: UTF8.self)
+        case .string:
+            let text = storage.string(at: entry)
+            var writer = JSONWriter()
+            writer.write(string: text.count > 40 ? String(text.prefix(40)) + "…" : text)
+            return "string " + writer.text
+        case .array: return "an array of \(storage.containerCount(entry))"
+        case .object: return "an object"
+        }
+    }
+
+    /// The coding path from the root to an entry, worked out from the tape.
+    func path(to target: Int) -> [any CodingKey] {
+        var path: [any CodingKey] = []
+        var current = root
+        while current != target {
+            let end = storage.next(current)
+            guard target > current, target < end else { break }
+            var child = current + 1
+            if storage.tag(current) == .array {
+                var index = 0
+                while storage.next(child) <= target {
+                    child = storage.next(child)
+                    index += 1
+                }
+                path.append(JSONPathKey(intValue: index))
+                current = child
+            } else {
+                // Members are key and value pairs; the target is the key entry or inside the value.
+                while storage.next(child + 1) <= target {
+                    child = storage.next(child + 1)
+                }
+                path.append(JSONPathKey(stringValue: storage.string(at: child)))
+                current = child + 1
+                if target == child {
+                    break
+                }
+            }
+        }
+        return path
+    }
+}

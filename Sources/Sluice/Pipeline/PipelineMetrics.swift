@@ -1,0 +1,42 @@
+/// How long each stage of one request took, and how many bytes it moved.
+///
+/// ``APIClient/response(for:)`` returns one with every response. Times are measured with `ContinuousClock`.
+public struct PipelineMetrics: Sendable, Hashable {
+    /// Time spent building the `URLRequest`.
+    public var build: Duration = .zero
+    /// Time from handing the request to the performer until its response was complete.
+    public var transport: Duration = .zero
+    /// Time spent deserializing the body; zero when the body was not deserialized.
+    public var deserialize: Duration = .zero
+    /// Time spent in the parser and the request's `parse`; zero when the body was not parsed.
+    public var parse: Duration = .zero
+    /// Bytes in the request body.
+    public var requestBodyBytes = 0
+    /// Bytes in the response body.
+    public var responseBodyBytes = 0
+
+    /// Creates empty metrics.
+    public init() {}
+
+    /// The sum of the stage times.
+    public var total: Duration { build + transport + deserialize + parse }
+}
+
+extension PipelineMetrics: CustomStringConvertible {
+    /// The stage times on one line, such as `build 4µs, transport 1.2ms, deserialize 30µs, parse 22µs`.
+    public var description: String {
+        [("build", build), ("transport", transport), ("deserialize", deserialize), ("parse", parse)]
+            .map { "\($0.0) \(PipelineMetrics.format($0.1))" }
+            .joined(separator: ", ")
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let nanoseconds = Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+        switch nanoseconds {
+        case ..<1_000: return "\(Int(nanoseconds))ns"
+        case ..<1_000_000: return String(format: "%.1fµs", nanoseconds / 1e3)
+        case ..<1_000_000_000: return String(format: "%.2fms", nanoseconds / 1e6)
+        default: return String(format: "%.2fs", nanoseconds / 1e9)
+        }
+    }
+}

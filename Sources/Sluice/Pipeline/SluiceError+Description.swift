@@ -1,0 +1,97 @@
+extension SluiceError: CustomStringConvertible {
+    /// The error as a compiler-style diagnostic: what went wrong, the request and where in the body, then what
+    /// the failing stage knew.
+    public var description: String {
+        var lines = ["error: \(message)"]
+        var location = "  --> "
+        if let request {
+            location += "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)")"
+        } else {
+            location += "(request not built)"
+        }
+        if let jsonError {
+            location += ", body line \(jsonError.line), column \(jsonError.column) (byte \(jsonError.offset))"
+        } else if let jsonPath {
+            location += " at \(jsonPath)"
+        }
+        lines.append(location + " [stage: \(stage)]")
+        lines.append("   |")
+        if let jsonError {
+            let gutter = String(jsonError.line)
+            lines.append(" \(gutter) | \(jsonError.sourceLine)")
+            lines.append(
+                " \(String(repeating: " ", count: gutter.count)) | "
+                    + String(repeating: " ", count: jsonError.excerptColumn - 1) + "^"
+            )
+        }
+        if let status {
+            lines.append("   | status: \(status)")
+        }
+        if code == .status || code == .deserialize || code == .parse, let bodyExcerpt {
+            lines.append("   | body: \(bodyExcerpt)")
+        }
+        if let errorResponse {
+            lines.append("   | error response: \(errorResponse)")
+        }
+        if let errorResponseDecodingError {
+            lines.append("   | error response did not decode: \(SluiceError.describe(errorResponseDecodingError))")
+        }
+        if code == .transport || code == .build || code == .cancelled || code == .timedOut,
+            let underlyingError
+        {
+            lines.append("   | caused by: \(SluiceError.describe(underlyingError))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func defaultMessage(code: Code, stage: Stage, response: HTTPResponse?, underlying: (any Error)?) -> String {
+        switch code {
+        case .status:
+            return "unacceptable status \(response.map { String(describing: $0.status) } ?? "")"
+        case .cancelled:
+            return "the request was cancelled during the \(stage) stage"
+        case .timedOut:
+            return "the request timed out during the \(stage) stage"
+        case .deserialize:
+            if let jsonError = underlying as? JSONError {
+                return "invalid JSON in the response body: \(jsonError.reason)"
+            }
+            return "cannot deserialize the response body: \(underlying.map(describe) ?? "unknown error")"
+        case .parse:
+            return "cannot parse the response: \(underlying.map(describe) ?? "unknown error")"
+        case .build:
+            return "cannot build the request: \(underlying.map(describe) ?? "unknown error")"
+        default:
+            return "the request failed: \(underlying.map(describe) ?? "unknown error")"
+        }
+    }
+
+    /// A one-line account of an underlying error: a decoding error's message without its path (the location
+    /// line shows the path), a URL error's code and text, or the error's description.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let decodingError as DecodingError:
+            switch decodingError {
+            case .keyNotFound(let key, _):
+                return "no value for key \"\(key.stringValue)\""
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                return context.debugDescription
+            @unknown default:
+                return String(describing: decodingError)
+            }
+        case let jsonError as JSONError:
+            return jsonError.reason
+        case let urlError as URLError:
+            return "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
+        case let sluiceError as SluiceError:
+            return sluiceError.message
+        default:
+            return String(describing: error)
+        }
+    }
+}
+
+extension SluiceError: LocalizedError {
+    /// The diagnostic, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+public import Sluice
+
+/// A ``Sluice/RequestPerformer`` that answers from canned responses or a closure, with no network, and records
+/// every request it is given.
+///
+/// ```swift
+/// let stub = StubPerformer.json(#"[{"id": 1, "name": "Ada"}]"#)
+/// let client = APIClient(requestPerformer: stub)
+/// let users = try await client.perform(ListUsers())
+/// #expect(stub.requests.first?.url?.path == "/users")
+/// ```
+public final class StubPerformer: RequestPerformer {
+    private let respond: @Sendable (URLRequest, Int) async throws -> HTTPResponse
+    private let recorded = Locked<[URLRequest]>([])
+
+    /// Creates a stub that answers with a closure.
+    ///
+    /// - Parameter respond: Returns the response for a request, or throws as a transport would.
+    public init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
+        self.respond = { request, _ in try await respond(request) }
+    }
+
+    /// Creates a stub that answers with canned responses in order, and fails clearly once they run out.
+    ///
+    /// - Parameter responses: The responses, one per request.
+    public init(responses: [HTTPResponse]) {
+        self.respond = { request, index in
+            guard index < responses.count else {
+                throw StubPerformerError(
+                    "no canned response left for request #\(index + 1), "
+                        + "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)"): "
+                        + "the stub was given \(responses.count)"
+                )
+            }
+            return responses[index]
+        }
+    }
+
+    /// Creates a stub that gives the same response to every request.
+    ///
+    /// - Parameter response: The response.
+    public convenience init(always response: HTTPResponse) {
+        self.init { _ in response }
+    }
+
+    /// A stub that answers every request with a JSON body.
+    ///
+    /// - Parameters:
+    ///   - text: The JSON text of the body.
+    ///   - status: The status; 200 by default.
+    /// - Returns: The stub.
+    public static func json(_ text: String, status: HTTPStatus = .ok) -> StubPerformer {
+        StubPerformer(
+            always: HTTPResponse(status: status, headers: [.contentType: "application/json"], body: Data(text.utf8))
+        )
+    }
+
+    /// The requests received so far, in order.
+    public var requests: [URLRequest] {
+        recorded.withLock { $0 }
+    }
+
+    /// Records the request and answers it.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The canned or computed response.
+    /// - Throws: What the closure throws, or ``StubPerformerError`` when the canned responses ran out.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let index = recorded.withLock { requests in
+            requests.append(request)
+            return requests.count - 1
+        }
+        return try await respond(request, index)
+    }
+}
+
+/// A misuse of a ``StubPerformer``, such as more requests than canned responses.
+public struct StubPerformerError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
