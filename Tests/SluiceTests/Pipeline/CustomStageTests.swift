@@ -42,7 +42,7 @@ struct ServerStatus: Request {
     var deserializer: (any Deserializer)? { KeyValueDeserializer() }
 
     func build() throws -> URLRequest {
-        URLRequest(url: URL(string: "https://status.example.com/")!)
+        URLRequest(url: try testURL("https://status.example.com/"))
     }
 
     func parse(_ pairs: [String: String]) throws -> Int {
@@ -80,7 +80,7 @@ struct ServerStatus: Request {
     @Test func readsJSONDirectlyInACustomParse() throws {
         struct Count: Request {
             typealias ResponseObject = Int
-            func build() throws -> URLRequest { URLRequest(url: URL(string: "https://example.com")!) }
+            func build() throws -> URLRequest { URLRequest(url: try testURL("https://example.com")) }
             func parse(_ json: JSON) throws -> Int {
                 guard let count = json["meta"]?["total"]?.int else {
                     throw DecodingError.valueNotFound(Int.self, .init(codingPath: [], debugDescription: "no total"))

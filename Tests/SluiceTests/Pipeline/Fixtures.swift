@@ -15,17 +15,17 @@ struct ListUsers: Request {
     typealias ResponseObject = [User]
 
     func build() throws -> URLRequest {
-        URLRequest(url: URL(string: "https://api.example.com/users")!)
+        URLRequest(url: try testURL("https://api.example.com/users"))
     }
 }
 
 struct GetUser: Request {
     typealias ResponseObject = User
     var id: Int
-    var baseURL = URL(string: "https://api.example.com")!
+    var baseURL = "https://api.example.com"
 
     func build() throws -> URLRequest {
-        URLRequest(url: baseURL.appendingPathComponent("users/\(id)"))
+        URLRequest(url: try testURL(baseURL + "/users/\(id)"))
     }
 
     func errorResponse(from response: HTTPResponse) throws -> (any Sendable)? {
@@ -38,7 +38,7 @@ struct DeleteUser: Request {
     var id: Int
 
     func build() throws -> URLRequest {
-        var request = URLRequest(url: URL(string: "https://api.example.com/users/\(id)")!)
+        var request = URLRequest(url: try testURL("https://api.example.com/users/\(id)"))
         request.httpMethod = "DELETE"
         return request
     }
@@ -48,7 +48,7 @@ struct Avatar: Request {
     typealias ResponseObject = Data
 
     func build() throws -> URLRequest {
-        URLRequest(url: URL(string: "https://api.example.com/avatar.png")!)
+        URLRequest(url: try testURL("https://api.example.com/avatar.png"))
     }
 }
 
@@ -56,11 +56,19 @@ struct Ping: Request {
     typealias ResponseObject = EmptyResponse
 
     func build() throws -> URLRequest {
-        URLRequest(url: URL(string: "https://api.example.com/ping")!)
+        URLRequest(url: try testURL("https://api.example.com/ping"))
     }
 }
 
 /// A response with a JSON body.
 func jsonResponse(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
     HTTPResponse(status: status, headers: [.contentType: "application/json"], body: Data(text.utf8))
+}
+
+/// A URL from a string known to be valid, or an error naming it.
+func testURL(_ string: String) throws -> URL {
+    guard let url = URL(string: string) else {
+        throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "not a URL: \(string)"])
+    }
+    return url
 }
