@@ -1,7 +1,7 @@
 extension JSON {
     /// The members of a JSON object: key and value pairs in document order.
     ///
-    /// A view into the document: iterating it reads the members in place, and ``subscript(_:)`` finds a key by
+    /// A view into the document: iterating it reads the members in place, and ``subscript(_:)-(String)`` finds a key by
     /// comparing bytes, without building a dictionary. A key that appears more than once is kept each time; the
     /// subscript returns its first value.
     public struct Members: Collection, Sendable {

@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// struct Event: Decodable {
-///     let eventID: Int
+///     let eventId: Int
 ///     let startsAt: Date
 /// }
 ///
