@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Sluice
 
 /// A ``Sluice/RequestPerformer`` that answers from canned responses or a closure, with no network, and records

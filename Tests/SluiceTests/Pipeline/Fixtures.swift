@@ -72,3 +72,13 @@ func testURL(_ string: String) throws -> URL {
     }
     return url
 }
+
+extension URL {
+    /// A URL from a literal known to be valid; a test that gives a bad literal fails at that line.
+    init(staticString string: StaticString) {
+        guard let url = URL(string: "\(string)") else {
+            preconditionFailure("not a URL: \(string)")
+        }
+        self = url
+    }
+}

@@ -1,0 +1,63 @@
+/// How an ``Endpoint``'s parts go together: its method, path, parameters, headers and server.
+///
+/// ```swift
+/// struct DeleteEvent: Endpoint {
+///     static let definition: Definition<DeleteEvent> = Definition(
+///         method: .delete,
+///         path: "calendars/\(path: \.calendarId)/events/\(path: \.eventId)"
+///     )
+///
+///     typealias Response = Void
+///
+///     struct PathComponents {
+///         let calendarId: String
+///         let eventId: String
+///     }
+///
+///     let pathComponents: PathComponents
+/// }
+/// ```
+///
+/// The path is appended to the server's base URL for the current environment (a leading `/` does not replace
+/// the base URL's own path). Query parameters go in the URL; form parameters become an
+/// `application/x-www-form-urlencoded` body. Headers are added in the order of their names, after which a body's
+/// `Content-Type` is set from its encoder unless a header here sets it.
+public struct Definition<E: Endpoint>: Sendable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The path, with typed values from the endpoint's `PathComponents`.
+    public var path: EndpointPath<E.PathComponents>
+    /// The query and form parameters.
+    public var parameters: [Parameter<E.Parameters>]
+    /// The headers.
+    public var headers: [Header: HeaderField<E.HeaderValues>]
+    /// The server whose base URL the path is resolved against; ``Server/default`` when `nil`.
+    public var server: Server?
+    /// How query and form parameters are written.
+    public var queryEncoding: QueryEncoding
+
+    /// Creates a definition.
+    ///
+    /// - Parameters:
+    ///   - server: The server; ``Server/default`` when `nil`.
+    ///   - method: The request method.
+    ///   - path: The path, relative to the server's base URL.
+    ///   - parameters: The query and form parameters.
+    ///   - headers: The headers.
+    ///   - queryEncoding: How query and form parameters are written.
+    public init(
+        server: Server? = nil,
+        method: HTTPMethod,
+        path: EndpointPath<E.PathComponents>,
+        parameters: [Parameter<E.Parameters>] = [],
+        headers: [Header: HeaderField<E.HeaderValues>] = [:],
+        queryEncoding: QueryEncoding = .default
+    ) {
+        self.server = server
+        self.method = method
+        self.path = path
+        self.parameters = parameters
+        self.headers = headers
+        self.queryEncoding = queryEncoding
+    }
+}

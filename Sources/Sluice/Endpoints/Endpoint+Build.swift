@@ -1,0 +1,198 @@
+extension Endpoint {
+    /// Builds the request from ``definition`` and the endpoint's values, on the definition's server or, when it
+    /// names none, on ``Server/effectiveDefault``.
+    ///
+    /// - Returns: The request: the server's base URL with the path and query, the method, the headers and the
+    ///   body.
+    /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, or
+    ///   ``ServerError`` when the server has no base URL for its environment.
+    public func build() throws -> URLRequest {
+        try build(on: Self.definition.server ?? .effectiveDefault)
+    }
+
+    /// Builds the request on a given server, whatever the definition names.
+    ///
+    /// - Parameter server: The server whose base URL the path is resolved against.
+    /// - Returns: The request.
+    /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, or
+    ///   ``ServerError`` when the server has no base URL for its environment.
+    public func build(on server: Server) throws -> URLRequest {
+        let definition = Self.definition
+        let name = String(describing: Self.self)
+        let base = try server.baseURL()
+        let path = try definition.path.render(pathComponents, endpoint: name)
+
+        var query: [(name: String, values: [String], isArray: Bool)] = []
+        var form: [(name: String, values: [String], isArray: Bool)] = []
+        for parameter in definition.parameters {
+            switch parameter {
+            case .query(let key, let keyPath):
+                if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
+                {
+                    query.append((key, value.values, value.isArray))
+                }
+            case .queryValue(let key, let value):
+                query.append((key, [value.pathValue], false))
+            case .form(let key, let keyPath):
+                if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
+                {
+                    form.append((key, value.values, value.isArray))
+                }
+            case .formValue(let key, let value):
+                form.append((key, [value.pathValue], false))
+            }
+        }
+
+        var request = URLRequest(
+            url: try Self.url(
+                base: base,
+                path: path,
+                query: definition.queryEncoding.encode(
+                    query,
+                    spaceAsPlus: definition.queryEncoding.spaces.asPlus
+                ),
+                endpoint: name
+            )
+        )
+        request.httpMethod = definition.method.rawValue
+
+        for (header, field) in definition.headers.sorted(by: { $0.key.canonicalName < $1.key.canonicalName }) {
+            guard header.isValidToken else {
+                throw EndpointBuildError(
+                    endpoint: name,
+                    field: "headers",
+                    reason: "\"\(header.name)\" is not a valid header name"
+                )
+            }
+            let value: String
+            switch field {
+            case .fieldValue(let fixed):
+                value = fixed
+            case .field(let keyPath):
+                guard let read = unwrapOptionals(headerValues[keyPath: keyPath]) else { continue }
+                guard let representable = read as? any PathRepresentable else {
+                    throw EndpointBuildError(
+                        endpoint: name,
+                        field: "headers.\(header.name)",
+                        reason: "a value of type \(type(of: read)) is not PathRepresentable"
+                    )
+                }
+                value = representable.pathValue
+            }
+            if let bad = value.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+                throw EndpointBuildError(
+                    endpoint: name,
+                    field: "headers.\(header.name)",
+                    reason:
+                        "the value contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)), which would break the header"
+                )
+            }
+            request.setValue(value, forHTTPHeaderField: header.name)
+        }
+
+        let encodedBody = try bodyToSend(formPairs: form, encoding: definition.queryEncoding, endpoint: name)
+        if let encodedBody {
+            if request.value(forHTTPHeaderField: "Content-Type") == nil, let contentType = encodedBody.contentType {
+                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            }
+            switch encodedBody.content {
+            case .data(let data):
+                request.httpBody = data
+            case .stream(let length, let make):
+                do {
+                    request.httpBodyStream = try make()
+                } catch {
+                    throw EndpointBuildError(
+                        endpoint: name,
+                        field: "body",
+                        reason: "the body stream could not be opened: \(error)"
+                    )
+                }
+                if let length {
+                    request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+                }
+            }
+        }
+        return request
+    }
+
+    /// The form body, or the encoded ``Body``, or `nil` when there is neither.
+    private func bodyToSend(
+        formPairs: [(name: String, values: [String], isArray: Bool)],
+        encoding: QueryEncoding,
+        endpoint name: String
+    ) throws -> RequestBody? {
+        let hasBody = Body.self != EmptyCodable.self
+        if !formPairs.isEmpty {
+            guard !hasBody else {
+                throw EndpointBuildError(
+                    endpoint: name,
+                    field: "body",
+                    reason: "the definition has form parameters and the endpoint a body; a request carries one body"
+                )
+            }
+            let text = encoding.encode(formPairs, spaceAsPlus: true)
+            return .data(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
+        }
+        guard hasBody else { return nil }
+        do {
+            return try bodyEncoder.encodeBody(body)
+        } catch {
+            throw EndpointBuildError(endpoint: name, field: "body", reason: "the encoder rejected it: \(error)")
+        }
+    }
+
+    /// The text of a parameter's value: one value, or each element of an array; `nil` for an empty optional.
+    private static func parameterValues(
+        _ value: Any,
+        field: String,
+        _ endpoint: String
+    ) throws -> (values: [String], isArray: Bool)? {
+        guard let value = unwrapOptionals(value) else { return nil }
+        if let single = value as? any PathRepresentable {
+            return ([single.pathValue], false)
+        }
+        if let array = value as? [Any] {
+            var values: [String] = []
+            for (index, element) in array.enumerated() {
+                guard let element = unwrapOptionals(element) else { continue }
+                guard let representable = element as? any PathRepresentable else {
+                    throw EndpointBuildError(
+                        endpoint: endpoint,
+                        field: "\(field)[\(index)]",
+                        reason: "a value of type \(type(of: element)) is not PathRepresentable"
+                    )
+                }
+                values.append(representable.pathValue)
+            }
+            return (values, true)
+        }
+        throw EndpointBuildError(
+            endpoint: endpoint,
+            field: field,
+            reason: "a value of type \(type(of: value)) is neither PathRepresentable nor an array of such values"
+        )
+    }
+
+    /// The base URL with the path appended to its own path and the query added to any it has.
+    private static func url(base: URL, path: String, query: String, endpoint: String) throws -> URL {
+        var text = base.absoluteString
+        var baseQuery = ""
+        if let mark = text.firstIndex(of: "?") {
+            baseQuery = String(text[text.index(after: mark)...])
+            text = String(text[..<mark])
+        }
+        let trimmedPath = path.drop { $0 == "/" }
+        if !trimmedPath.isEmpty {
+            text = (text.hasSuffix("/") ? text : text + "/") + trimmedPath
+        }
+        let fullQuery = [baseQuery, query].filter { !$0.isEmpty }.joined(separator: "&")
+        if !fullQuery.isEmpty {
+            text += "?" + fullQuery
+        }
+        guard let url = URL(string: text) else {
+            throw EndpointBuildError(endpoint: endpoint, field: "path", reason: "\"\(text)\" is not a valid URL")
+        }
+        return url
+    }
+}

@@ -1,0 +1,111 @@
+/// Writes a ``MultipartForm`` as a `multipart/form-data` body (RFC 7578).
+///
+/// Parts held in memory are written into one buffer. When a part is a file on disk, the body is a stream
+/// instead: part headers and file contents are read in turn as the transport asks for bytes, so a file is never
+/// copied into memory, and `Content-Length` is computed from the file sizes.
+///
+/// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do.
+public struct MultipartFormEncoder: RequestBodyEncoder {
+    /// The boundary between parts: 1 to 70 characters from RFC 2046's set; a random one by default.
+    public var boundary: String
+
+    /// Creates an encoder.
+    ///
+    /// - Parameter boundary: The boundary between parts; a random one by default.
+    public init(boundary: String = "sluice-boundary-" + UUID().uuidString) {
+        self.boundary = boundary
+    }
+
+    /// Writes a form.
+    ///
+    /// - Parameter value: A ``MultipartForm``.
+    /// - Returns: The body, in memory or streamed, with its content type and boundary.
+    /// - Throws: `EncodingError.invalidValue` when the value is not a form, the boundary is invalid, or a file is
+    ///   missing.
+    public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
+        guard let form = value as? MultipartForm else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(codingPath: [], debugDescription: "expected a MultipartForm, found \(T.self)")
+            )
+        }
+        let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ".utf8)
+        guard (1...70).contains(boundary.utf8.count), boundary.utf8.allSatisfy(allowed.contains),
+            boundary.last != " "
+        else {
+            throw EncodingError.invalidValue(
+                boundary,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "the boundary \"\(boundary)\" is not 1 to 70 characters of RFC 2046's set"
+                )
+            )
+        }
+        let segments = try self.segments(of: form)
+        let contentType = "multipart/form-data; boundary=\(boundary)"
+        guard segments.contains(where: { if case .file = $0 { true } else { false } }) else {
+            let data = segments.reduce(into: Data()) { data, segment in
+                if case .bytes(let bytes) = segment {
+                    data.append(bytes)
+                }
+            }
+            return .data(data, contentType: contentType)
+        }
+        let length = segments.reduce(0) { total, segment in
+            switch segment {
+            case .bytes(let bytes): total + bytes.count
+            case .file(_, let size): total + size
+            }
+        }
+        return .stream(length: length, contentType: contentType) { SegmentInputStream(segments) }
+    }
+
+    /// The body as runs of bytes and files, in order.
+    private func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
+        var segments: [SegmentInputStream.Segment] = []
+        var pending = Data()
+        for part in form.parts {
+            pending.append(Data("--\(boundary)\r\n".utf8))
+            var disposition = "Content-Disposition: form-data; name=\"\(escape(part.name))\""
+            if let filename = part.filename {
+                disposition += "; filename=\"\(escape(filename))\""
+            }
+            pending.append(Data("\(disposition)\r\n".utf8))
+            if let contentType = part.contentType {
+                pending.append(Data("Content-Type: \(contentType)\r\n".utf8))
+            }
+            pending.append(Data("\r\n".utf8))
+            switch part.content {
+            case .data(let data):
+                pending.append(data)
+            case .file(let url):
+                let size: Int
+                do {
+                    let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                    size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+                } catch {
+                    throw EncodingError.invalidValue(
+                        url,
+                        EncodingError.Context(
+                            codingPath: [],
+                            debugDescription: "the file of part \"\(part.name)\" cannot be read: \(url.path)"
+                        )
+                    )
+                }
+                segments.append(.bytes(pending))
+                pending = Data()
+                segments.append(.file(url, size: size))
+            }
+            pending.append(Data("\r\n".utf8))
+        }
+        pending.append(Data("--\(boundary)--\r\n".utf8))
+        segments.append(.bytes(pending))
+        return segments
+    }
+
+    private func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "\"", with: "%22")
+            .replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+}

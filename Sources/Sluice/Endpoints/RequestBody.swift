@@ -1,0 +1,81 @@
+/// An encoded request body: bytes in memory, or a stream produced afresh for each attempt, with its content type.
+public struct RequestBody: Sendable {
+    enum Content: Sendable {
+        case data(Data)
+        case stream(length: Int?, make: @Sendable () throws -> InputStream)
+    }
+
+    let content: Content
+    /// The media type of the body, sent as `Content-Type` unless the definition sets that header.
+    public var contentType: String?
+
+    /// A body held in memory.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes.
+    ///   - contentType: The media type.
+    /// - Returns: The body.
+    public static func data(_ data: Data, contentType: String?) -> RequestBody {
+        RequestBody(content: .data(data), contentType: contentType)
+    }
+
+    /// A body read from a stream, for bodies too large to hold in memory.
+    ///
+    /// - Parameters:
+    ///   - length: The length in bytes, sent as `Content-Length` when known.
+    ///   - contentType: The media type.
+    ///   - make: Opens a new stream over the body; called once per attempt.
+    /// - Returns: The body.
+    public static func stream(
+        length: Int?,
+        contentType: String?,
+        _ make: @escaping @Sendable () throws -> InputStream
+    ) -> RequestBody {
+        RequestBody(content: .stream(length: length, make: make), contentType: contentType)
+    }
+}
+
+/// An encoder of an endpoint's `Body`: Foundation's `JSONEncoder` (the default) and `PropertyListEncoder`, the
+/// ``MultipartFormEncoder``, or one of your own.
+///
+/// ```swift
+/// /// Sends a `String` body as plain text.
+/// struct PlainTextEncoder: RequestBodyEncoder {
+///     func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
+///         guard let text = value as? String else {
+///             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "expected a String body"))
+///         }
+///         return .data(Data(text.utf8), contentType: "text/plain; charset=utf-8")
+///     }
+/// }
+/// ```
+public protocol RequestBodyEncoder {
+    /// Encodes a body.
+    ///
+    /// - Parameter value: The endpoint's body.
+    /// - Returns: The bytes or stream, with the content type.
+    /// - Throws: An error saying what could not be encoded; the request is not sent.
+    func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody
+}
+
+extension JSONEncoder: RequestBodyEncoder {
+    /// Encodes the body as JSON, `application/json`.
+    ///
+    /// - Parameter value: The body.
+    /// - Returns: The JSON bytes.
+    /// - Throws: `EncodingError` for a value JSON cannot represent.
+    public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
+        .data(try encode(value), contentType: "application/json")
+    }
+}
+
+extension PropertyListEncoder: RequestBodyEncoder {
+    /// Encodes the body as a property list, `application/x-plist`.
+    ///
+    /// - Parameter value: The body.
+    /// - Returns: The property list bytes.
+    /// - Throws: `EncodingError` for a value a property list cannot represent.
+    public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
+        .data(try encode(value), contentType: "application/x-plist")
+    }
+}

@@ -1,0 +1,34 @@
+/// A deserializer that hands the body's bytes on unchanged, for requests that decode the bytes themselves.
+///
+/// Pair it with ``DataParser``.
+public struct DataDeserializer: Deserializer {
+    /// Creates the deserializer.
+    public init() {}
+
+    /// Returns the body.
+    ///
+    /// - Parameter data: The body.
+    /// - Returns: The same bytes.
+    public func deserialize(_ data: Data) -> Any { data }
+}
+
+/// A parser that expects the bytes a ``DataDeserializer`` hands on.
+public enum DataParser: Parser {
+    /// Returns the bytes.
+    ///
+    /// - Parameter object: What the deserializer produced: `Data`.
+    /// - Returns: The bytes.
+    /// - Throws: `DecodingError.typeMismatch` when the object is not `Data`.
+    public static func parse(_ object: Any) throws -> Data {
+        guard let data = object as? Data else {
+            throw DecodingError.typeMismatch(
+                Data.self,
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "expected the body's bytes from DataDeserializer, found \(type(of: object))"
+                )
+            )
+        }
+        return data
+    }
+}

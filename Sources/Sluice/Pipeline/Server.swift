@@ -1,0 +1,106 @@
+/// A service's base URLs, one per ``Environment``, and the environment in use, which can be switched at run time.
+///
+/// Endpoints resolve their paths against a server's current base URL when they are built, so switching the
+/// environment redirects every later request:
+///
+/// ```swift
+/// let api = Server([.production: URL(string: "https://api.example.com")!,
+///                   .staging: URL(string: "https://staging.example.com")!])
+/// api.environment = .staging
+/// ```
+///
+/// ``default`` is the server of endpoints that name none. It starts with no base URLs; an app configures it once at
+/// launch with ``setBaseURL(_:for:)``.
+///
+/// A server is a reference: every endpoint holding it sees a switch at once. Its state is guarded by a lock.
+public final class Server: Sendable {
+    private let state: Locked<(urls: [Environment: URL], environment: Environment)>
+
+    /// Creates a server.
+    ///
+    /// - Parameters:
+    ///   - baseURLs: The base URL of each environment.
+    ///   - environment: The environment in use; production by default.
+    public init(_ baseURLs: [Environment: URL] = [:], environment: Environment = .production) {
+        state = Locked((baseURLs, environment))
+    }
+
+    /// The server of endpoints that name none, unless a task has scoped another with ``withDefault(_:operation:)``.
+    public static let `default` = Server()
+
+    @TaskLocal private static var scopedDefault: Server?
+
+    /// The server endpoints that name none use in the current task: the one scoped by
+    /// ``withDefault(_:operation:)``, or ``default``.
+    public static var effectiveDefault: Server { scopedDefault ?? .default }
+
+    /// Runs an operation in which endpoints that name no server use the given one, without changing ``default``
+    /// for other tasks; for tests that run in parallel, and for previews.
+    ///
+    /// ```swift
+    /// let local = Server([.production: URL(string: "http://127.0.0.1:8080")!])
+    /// try await Server.withDefault(local) {
+    ///     try await client.perform(DeleteEvent(pathComponents: .init(calendarId: "c", eventId: "e")))
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - server: The server to use.
+    ///   - operation: The operation; tasks it creates inherit the server.
+    /// - Returns: What the operation returns.
+    /// - Throws: What the operation throws.
+    public static func withDefault<Result>(
+        _ server: Server,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $scopedDefault.withValue(server, operation: operation)
+    }
+
+    /// The environment in use.
+    public var environment: Environment {
+        get { state.withLock { $0.environment } }
+        set { state.withLock { $0.environment = newValue } }
+    }
+
+    /// The base URL of each environment.
+    public var baseURLs: [Environment: URL] {
+        state.withLock { $0.urls }
+    }
+
+    /// Sets, or with `nil` removes, the base URL of an environment.
+    ///
+    /// - Parameters:
+    ///   - url: The base URL.
+    ///   - environment: The environment.
+    public func setBaseURL(_ url: URL?, for environment: Environment) {
+        state.withLock { $0.urls[environment] = url }
+    }
+
+    /// The base URL of an environment, by default of the one in use.
+    ///
+    /// - Parameter environment: The environment; `nil` for the one in use.
+    /// - Returns: The base URL.
+    /// - Throws: ``ServerError`` when the environment has no base URL.
+    public func baseURL(for environment: Environment? = nil) throws(ServerError) -> URL {
+        let (urls, current) = state.withLock { ($0.urls, $0.environment) }
+        let wanted = environment ?? current
+        guard let url = urls[wanted] else {
+            throw ServerError(environment: wanted, configured: urls.keys.map(\.rawValue).sorted())
+        }
+        return url
+    }
+}
+
+/// A server asked for the base URL of an environment it has none for.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    /// The environment asked for.
+    public let environment: Environment
+    /// The environments that have a base URL.
+    public let configured: [String]
+
+    /// What is missing and what is configured.
+    public var description: String {
+        "no base URL for the \(environment) environment"
+            + (configured.isEmpty ? "; none is configured" : "; configured: \(configured.joined(separator: ", "))")
+    }
+}
