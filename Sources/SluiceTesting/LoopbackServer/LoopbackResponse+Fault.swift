@@ -1,0 +1,76 @@
+extension LoopbackResponse {
+    /// A deliberate misbehaviour ``LoopbackServer`` applies while answering, to test a client's error handling.
+    ///
+    /// This is an open set of static members rather than an enum, so that new faults can be added without breaking
+    /// code that switches over them. Any ``LoopbackResponse/delay`` is waited out before the fault takes effect, and
+    /// the request is always read completely and recorded first.
+    public struct Fault: Sendable, Equatable, CustomStringConvertible {
+        /// What the server does; internal so that the public surface stays an open set.
+        enum Kind: Sendable, Equatable {
+            case closeWithoutResponse
+            case closeMidBody(afterBytes: Int)
+            case chunked(chunkSize: Int)
+            case drip(bytes: Int, interval: Duration)
+            case resetConnection
+        }
+
+        /// What the server does.
+        let kind: Kind
+
+        /// Reads the request, then closes the connection (with a normal FIN) without sending a single byte.
+        public static let closeWithoutResponse = Fault(kind: .closeWithoutResponse)
+
+        /// Reads the request, then resets the connection: `SO_LINGER` with a zero timeout, then `close`, sends RST.
+        public static let resetConnection = Fault(kind: .resetConnection)
+
+        /// Sends the status line and headers with the full `Content-Length`, then only part of the body, then closes.
+        ///
+        /// No `Connection: close` is announced, as a real connection drop would not announce one either. If the body
+        /// is not longer than `afterBytes`, the whole response is sent and the connection is closed afterwards.
+        ///
+        /// - Parameter afterBytes: How many body bytes to send before closing; negative counts are treated as `0`.
+        /// - Returns: The fault.
+        public static func closeMidBody(afterBytes: Int) -> Fault {
+            Fault(kind: .closeMidBody(afterBytes: max(0, afterBytes)))
+        }
+
+        /// Sends the body with `Transfer-Encoding: chunked`, in chunks of the given size, correctly framed.
+        ///
+        /// This is not a failure, but a framing some clients get wrong. An `HTTP/1.0` client cannot receive chunked
+        /// encoding, so it gets the body delimited by closing the connection instead.
+        ///
+        /// - Parameter chunkSize: The number of body bytes per chunk; values below 1 are treated as 1.
+        /// - Returns: The fault.
+        public static func chunked(chunkSize: Int) -> Fault {
+            Fault(kind: .chunked(chunkSize: max(1, chunkSize)))
+        }
+
+        /// Sends the whole `Content-Length` framed response, head included, a few bytes at a time with pauses.
+        ///
+        /// The pauses are cut short by ``LoopbackServer/stop()``.
+        ///
+        /// - Parameters:
+        ///   - bytes: How many bytes to send at a time; values below 1 are treated as 1.
+        ///   - interval: The pause between two sends; negative durations are treated as zero.
+        /// - Returns: The fault.
+        public static func drip(bytes: Int, every interval: Duration) -> Fault {
+            Fault(kind: .drip(bytes: max(1, bytes), interval: max(.zero, interval)))
+        }
+
+        /// A short name for the fault, such as `closeMidBody(afterBytes: 10)`, for test output.
+        public var description: String {
+            switch kind {
+            case .closeWithoutResponse:
+                "closeWithoutResponse"
+            case .closeMidBody(let afterBytes):
+                "closeMidBody(afterBytes: \(afterBytes))"
+            case .chunked(let chunkSize):
+                "chunked(chunkSize: \(chunkSize))"
+            case .drip(let bytes, let interval):
+                "drip(bytes: \(bytes), every: \(interval))"
+            case .resetConnection:
+                "resetConnection"
+            }
+        }
+    }
+}

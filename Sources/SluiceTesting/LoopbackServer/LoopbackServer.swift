@@ -1,0 +1,182 @@
+public import Foundation
+
+/// An HTTP/1.1 server on 127.0.0.1 for integration tests: register routes, point a client at it, check what arrived.
+///
+/// The server binds an ephemeral port and accepts connections as soon as it is created. Each connection is served on
+/// its own thread, with keep-alive, pipelining, `Expect: 100-continue`, chunked request bodies and `HEAD`. Responses
+/// can be delayed or sent with a ``LoopbackResponse/Fault`` to test a client's error handling.
+///
+/// ```swift
+/// let server = try LoopbackServer()
+/// defer { server.stop() }
+/// server.route("GET", "/users", response: .json(#"[{"id":1}]"#))
+/// let (data, _) = try await URLSession.shared.data(from: server.url("/users?page=2"))
+/// #expect(server.receivedRequests.first?.queryItems == [URLQueryItem(name: "page", value: "2")])
+/// ```
+///
+/// Limits protect the test process from a misbehaving client: a request head over 64 KiB is answered with 431, a
+/// body over 64 MiB with 413, anything malformed with 400, and the connection is closed after each of these.
+///
+/// All members are safe to call from any thread. ``stop()`` is called by `deinit` too, so a server that goes out of
+/// scope closes its port; call it yourself to make the moment explicit.
+public final class LoopbackServer: Sendable {
+    /// The longest ``stop()`` waits for connection threads that are busy in a route's closure.
+    private static let stopTimeout = DispatchTimeInterval.seconds(5)
+
+    /// The length of the queue of connections the kernel holds before they are accepted.
+    private static let listenBacklog: Int32 = 1_024
+
+    /// The TCP port the server listens on, on 127.0.0.1.
+    public let port: Int
+
+    /// The server's root URL, `http://127.0.0.1:<port>`, without a trailing slash.
+    public let baseURL: URL
+
+    /// Routes, request log and counters, shared with the server's threads.
+    private let state = ServerState()
+
+    /// Wakes every thread of the server when it stops.
+    private let stopSignal: StopSignal
+
+    /// Tracks the accept thread and every connection thread.
+    private let threads = DispatchGroup()
+
+    /// Binds 127.0.0.1 on a port the system picks and starts accepting connections at once.
+    ///
+    /// - Throws: ``LoopbackServerError`` naming the system call that failed, such as `bind` or `pthread_create`.
+    public init() throws {
+        stopSignal = try StopSignal()
+        let (listener, port) = try Socket.listenOnLoopback(backlog: Self.listenBacklog)
+        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
+            listener.closeDescriptor()
+            throw LoopbackServerError("URL(string:)", errno: EINVAL)
+        }
+        self.port = port
+        self.baseURL = baseURL
+        let acceptor = ConnectionAcceptor(listener: listener, state: state, stop: stopSignal, threads: threads)
+        threads.enter()
+        let result = ThreadLauncher.start(name: "loopback-accept") { [threads] in
+            acceptor.run()
+            threads.leave()
+        }
+        guard result == 0 else {
+            threads.leave()
+            listener.closeDescriptor()
+            throw LoopbackServerError("pthread_create", errno: result)
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Requests the server has read completely (body included), in arrival order.
+    ///
+    /// A request is recorded before its route runs, so it shows up here while a delayed response is still pending.
+    /// Requests refused with 400, 413, 417, 431, 501 or 505 are not recorded.
+    public var receivedRequests: [LoopbackRequest] {
+        state.receivedRequests
+    }
+
+    /// How many TCP connections the server has accepted since it started.
+    public var acceptedConnections: Int {
+        state.acceptedConnections
+    }
+
+    /// How many accepted TCP connections are still open on the server's side.
+    ///
+    /// After a response with `Connection: close` the server waits briefly for the client to close first (so that the
+    /// client reliably reads the whole response), so this count can lag a moment behind the client's view.
+    public var openConnections: Int {
+        state.openConnections
+    }
+
+    /// A URL on this server made of ``baseURL`` and a path with an optional query.
+    ///
+    /// Characters that are not allowed in a URL, such as spaces, are percent-encoded; `%` itself is left alone, so
+    /// already encoded input stays as it is.
+    ///
+    /// - Parameter pathAndQuery: A path and optional query such as `/users?page=2`; a missing leading `/` is added.
+    /// - Returns: The URL, such as `http://127.0.0.1:54321/users?page=2`.
+    public func url(_ pathAndQuery: String) -> URL {
+        let relative = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
+        if let url = URL(string: baseURL.absoluteString + relative) {
+            return url
+        }
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.formUnion(.urlQueryAllowed)
+        allowed.insert(charactersIn: "%?#")
+        let encoded = relative.addingPercentEncoding(withAllowedCharacters: allowed) ?? relative
+        return URL(string: baseURL.absoluteString + encoded) ?? baseURL
+    }
+
+    /// Answers requests for a method and path by calling a closure.
+    ///
+    /// The closure runs on the connection's thread, once per request; it may call back into the server. Registering
+    /// the same method and path again replaces the earlier route.
+    ///
+    /// - Parameters:
+    ///   - method: The method to match exactly, such as `GET`, or `nil` for any method.
+    ///   - path: An exact path such as `/users`, or a prefix ending in `/*` such as `/files/*` (which matches
+    ///     `/files/a/b` but not `/files`). It is compared with the request path still percent-encoded, without query.
+    ///   - respond: Makes the response for a request.
+    public func route(
+        _ method: String?,
+        _ path: String,
+        respond: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
+    ) {
+        state.addRoute(method: method, pattern: path, handler: respond)
+    }
+
+    /// Answers requests for a method and path with a fixed response.
+    ///
+    /// - Parameters:
+    ///   - method: The method to match exactly, such as `GET`, or `nil` for any method.
+    ///   - path: An exact path such as `/users`, or a prefix ending in `/*`.
+    ///   - response: The response to send every time.
+    public func route(_ method: String?, _ path: String, response: LoopbackResponse) {
+        route(method, path) { _ in response }
+    }
+
+    /// Answers requests with any method for a path by calling a closure.
+    ///
+    /// - Parameters:
+    ///   - path: An exact path such as `/users`, or a prefix ending in `/*`.
+    ///   - respond: Makes the response for a request.
+    public func route(_ path: String, respond: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse) {
+        route(nil, path, respond: respond)
+    }
+
+    /// Answers requests with any method for a path with a fixed response.
+    ///
+    /// - Parameters:
+    ///   - path: An exact path such as `/users`, or a prefix ending in `/*`.
+    ///   - response: The response to send every time.
+    public func route(_ path: String, response: LoopbackResponse) {
+        route(nil, path, response: response)
+    }
+
+    /// Removes every route, so that every request gets the 404 again.
+    public func removeAllRoutes() {
+        state.removeAllRoutes()
+    }
+
+    /// Empties ``receivedRequests``, for tests that check what one step of a longer scenario sent.
+    public func clearReceivedRequests() {
+        state.clearReceivedRequests()
+    }
+
+    /// Stops the server: closes the port, ends every connection and waits for the server's threads.
+    ///
+    /// Pending delays, drip pauses, reads and writes end at once; a route closure that is running finishes first. The
+    /// wait for threads is bounded (5 seconds), and skipped when called from one of the server's own threads. Calling
+    /// `stop()` again does nothing more. ``receivedRequests`` and the counters stay readable afterwards.
+    public func stop() {
+        if state.beginStopping() {
+            stopSignal.fire()
+        }
+        if !ThreadLauncher.isServerThread {
+            _ = threads.wait(timeout: .now() + Self.stopTimeout)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The mutable state a ``LoopbackServer`` shares with its accept and connection threads.
+///
+/// `@unchecked Sendable` is sound here because every stored `var` is read and written only while `lock` is held
+/// (each method takes the lock for its whole body and never calls out while holding it), and `lock` itself is a
+/// `let`. Route handlers are returned to the caller and run after the lock is released, so a handler that calls back
+/// into the server cannot deadlock. Only the server and its threads ever see an instance: the server keeps it in a
+/// `private` property.
+final class ServerState: @unchecked Sendable {
+    /// Guards every `var` below.
+    private let lock = NSLock()
+
+    /// The registered routes.
+    private var routes = RouteTable()
+
+    /// Every complete request, in arrival order.
+    private var requests: [LoopbackRequest] = []
+
+    /// Connections accepted since the start.
+    private var accepted = 0
+
+    /// Connections accepted and not closed yet.
+    private var open = 0
+
+    /// Whether ``beginStopping()`` has been called.
+    private var stopping = false
+
+    /// Runs `body` with the lock held.
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    /// Adds a route, replacing one registered earlier for the same method and pattern.
+    func addRoute(method: String?, pattern: String, handler: @escaping RouteHandler) {
+        locked { routes.add(method: method, pattern: pattern, handler: handler) }
+    }
+
+    /// Removes every route.
+    func removeAllRoutes() {
+        locked { routes.removeAll() }
+    }
+
+    /// The handler of the most specific route for the request, if any; call it after this returns.
+    func handler(for request: LoopbackRequest) -> RouteHandler? {
+        locked { routes.handler(method: request.method, path: request.path) }
+    }
+
+    /// Appends a complete request to the log.
+    func record(_ request: LoopbackRequest) {
+        locked { requests.append(request) }
+    }
+
+    /// Every complete request, in arrival order.
+    var receivedRequests: [LoopbackRequest] {
+        locked { requests }
+    }
+
+    /// Empties the request log.
+    func clearReceivedRequests() {
+        locked { requests.removeAll() }
+    }
+
+    /// Counts a newly accepted connection.
+    ///
+    /// - Returns: `false` when the server is stopping; the caller then closes the connection at once.
+    func connectionAccepted() -> Bool {
+        locked {
+            accepted += 1
+            guard !stopping else {
+                return false
+            }
+            open += 1
+            return true
+        }
+    }
+
+    /// Counts a connection whose socket has been closed.
+    func connectionClosed() {
+        locked { open -= 1 }
+    }
+
+    /// Connections accepted since the start.
+    var acceptedConnections: Int {
+        locked { accepted }
+    }
+
+    /// Connections accepted and not closed yet.
+    var openConnections: Int {
+        locked { open }
+    }
+
+    /// Marks the server as stopping.
+    ///
+    /// - Returns: `true` for the first call only.
+    func beginStopping() -> Bool {
+        locked {
+            defer { stopping = true }
+            return !stopping
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Sluice
+import SluiceTesting
+
+/// The steps of the tour, each printing what it did and what each stage took.
+struct Tour {
+    let server: LoopbackServer
+    let client = APIClient()
+
+    func run() async {
+        await step(1, "GET /users: a list decoded into models") {
+            let response = try await client.response(for: ListUsers(baseURL: server.baseURL))
+            let names = response.value.map { "\($0.name) (joined \($0.joinedAt.formatted(.iso8601.year())))" }
+            print("   -> \(response.value.count) users: \(names.joined(separator: ", "))")
+            print("   stages: \(response.metrics)")
+        }
+        await step(2, "POST /users: a JSON body, a 201 decoded into the created model") {
+            let new = NewUser(
+                name: "Katherine Johnson",
+                email: "katherine@example.com",
+                joinedAt: Date(timeIntervalSince1970: 0)
+            )
+            let response = try await client.response(for: CreateUser(baseURL: server.baseURL, user: new))
+            print("   -> \(response.http.status): user \(response.value.id), \(response.value.name)")
+            print("   sent \(response.metrics.requestBodyBytes) bytes: \(server.receivedRequests.last?.bodyText ?? "")")
+            print("   stages: \(response.metrics)")
+        }
+        await step(3, "GET /users/42: a 404 with a decoded error body") {
+            _ = try await client.perform(GetUser(baseURL: server.baseURL, id: 42))
+        }
+        await step(4, "GET /reports/slow: cancelled mid-flight after 100 ms") {
+            let task = Task { try await client.perform(SlowReport(baseURL: server.baseURL)) }
+            try await Task.sleep(for: .milliseconds(100))
+            let start = ContinuousClock.now
+            task.cancel()
+            do {
+                _ = try await task.value
+            } catch {
+                print("   (the task ended \(milliseconds(ContinuousClock.now - start)) after cancel())")
+                throw error
+            }
+        }
+        await step(5, "GET /broken: a malformed JSON body and its diagnostic") {
+            _ = try await client.perform(Broken(baseURL: server.baseURL))
+        }
+    }
+
+    private func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.1f ms", Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+    }
+
+    private func step(_ number: Int, _ title: String, _ body: () async throws -> Void) async {
+        print("\(number). \(title)")
+        do {
+            try await body()
+        } catch {
+            print(error.localizedDescription.split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+        }
+        print()
+    }
+}
