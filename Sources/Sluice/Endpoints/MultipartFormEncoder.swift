@@ -5,7 +5,7 @@
 /// copied into memory, and `Content-Length` is computed from the file sizes.
 ///
 /// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do.
-public struct MultipartFormEncoder: RequestBodyEncoder {
+public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// The boundary between parts: 1 to 70 characters from RFC 2046's set; a random one by default.
     public var boundary: String
 

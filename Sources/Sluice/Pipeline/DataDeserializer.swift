@@ -13,7 +13,7 @@ public struct DataDeserializer: Deserializer {
 }
 
 /// A parser that expects the bytes a ``DataDeserializer`` hands on.
-public enum DataParser: Parser {
+public enum DataParser: Parser, Sendable {
     /// Returns the bytes.
     ///
     /// - Parameter object: What the deserializer produced: `Data`.

@@ -2,8 +2,11 @@
 ///
 /// Each performer owns one session. Cancelling the task that awaits ``perform(_:)`` cancels the URLSession task
 /// at once. A response body larger than ``maximumBodySize`` is not buffered: the transfer is cancelled and the
-/// request fails with a ``SluiceError/Code/transport`` error that says so. The request's `timeoutInterval`
-/// applies as URLSession defines it; when it runs out the client reports ``SluiceError/Code/timedOut``.
+/// request fails with a ``SluiceError/Code/transport`` error that says so.
+///
+/// The request's `timeoutInterval` is enforced by the performer itself, the same way on every platform, as an
+/// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
+/// arriving (the client reports ``SluiceError/Code/timedOut``). A value of zero or less, or infinity, disables it.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -44,9 +47,13 @@ public final class NetworkRequestPerformer: RequestPerformer {
         let identifier = task.taskIdentifier
         let tasks = self.tasks
         let limit = maximumBodySize
+        let timeout = request.timeoutInterval
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if tasks.start(identifier, continuation: continuation, limit: limit) {
+                    if timeout > 0, timeout.isFinite {
+                        tasks.watch(task, idleTimeout: .milliseconds(Int64((timeout * 1000).rounded(.up))))
+                    }
                     task.resume()
                 }
             }
@@ -68,6 +75,7 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         var body = Data()
         var response: HTTPURLResponse?
         var failure: (any Error)?
+        var lastActivity = ContinuousClock.now
     }
 
     /// In-flight tasks by identifier, and identifiers cancelled before they were started.
@@ -97,6 +105,32 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         }
     }
 
+    /// Fails a task with `URLError(.timedOut)` once `idleTimeout` passes without a byte of the response.
+    ///
+    /// Checks when the timeout would end, and again later by the time that was left if something arrived meanwhile.
+    func watch(_ task: URLSessionTask, idleTimeout: Duration, checkAfter delay: Duration? = nil) {
+        let identifier = task.taskIdentifier
+        let (seconds, attoseconds) = (delay ?? idleTimeout).components
+        let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait) {
+            let remaining = self.state.withLock { state -> Duration? in
+                guard var entry = state.entries[identifier] else { return nil }
+                let idle = ContinuousClock.now - entry.lastActivity
+                if idle < idleTimeout {
+                    return idleTimeout - idle
+                }
+                entry.failure = entry.failure ?? URLError(.timedOut)
+                state.entries[identifier] = entry
+                return .zero
+            }
+            if remaining == .zero {
+                task.cancel()
+            } else if let remaining {
+                self.watch(task, idleTimeout: idleTimeout, checkAfter: remaining)
+            }
+        }
+    }
+
     func urlSession(
         _ session: URLSession,
         dataTask: URLSessionDataTask,
@@ -106,6 +140,7 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         let tooLarge = state.withLock { state -> Int? in
             guard var entry = state.entries[dataTask.taskIdentifier] else { return nil }
             entry.response = response as? HTTPURLResponse
+            entry.lastActivity = .now
             defer { state.entries[dataTask.taskIdentifier] = entry }
             if response.expectedContentLength > entry.limit {
                 entry.failure = TaskTable.tooLarge(declared: response.expectedContentLength, limit: entry.limit)
@@ -120,6 +155,7 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         let exceeded = state.withLock { state -> Bool in
             guard var entry = state.entries[dataTask.taskIdentifier], entry.failure == nil else { return false }
             defer { state.entries[dataTask.taskIdentifier] = entry }
+            entry.lastActivity = .now
             if entry.body.count + data.count > entry.limit {
                 entry.failure = TaskTable.tooLarge(declared: nil, limit: entry.limit)
                 entry.body = Data()

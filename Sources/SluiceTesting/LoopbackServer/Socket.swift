@@ -146,6 +146,31 @@ struct Socket: Sendable {
         }
     }
 
+    /// Whether the peer has closed its end or reset the connection, looking at what is readable without
+    /// consuming it.
+    ///
+    /// - Returns: `true` when a read would report the end of the stream or a connection error.
+    func peerHasClosed() -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK))
+            if count > 0 {
+                return false
+            }
+            if count == 0 {
+                return true
+            }
+            switch errno {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                return false
+            default:
+                return true
+            }
+        }
+    }
+
     /// Writes as much of the buffer as the socket takes now, without raising `SIGPIPE` if the peer is gone.
     ///
     /// - Parameter buffer: The bytes to send; must not be empty.

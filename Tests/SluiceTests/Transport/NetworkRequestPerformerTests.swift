@@ -1,0 +1,278 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+/// `NetworkRequestPerformer` against the loopback server: real HTTP over a real socket.
+@Suite struct NetworkRequestPerformerTests {
+    let server: LoopbackServer
+    let performer: NetworkRequestPerformer
+
+    init() throws {
+        server = try LoopbackServer()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 50
+        performer = NetworkRequestPerformer(configuration: configuration)
+        server.route("/echo") { request in
+            LoopbackResponse(
+                status: 200,
+                headers: [
+                    LoopbackHeader("X-Method", request.method),
+                    LoopbackHeader("Content-Type", "application/octet-stream"),
+                ],
+                body: request.body
+            )
+        }
+    }
+
+    private func request(_ path: String, method: String = "GET", body: Data? = nil) -> URLRequest {
+        var request = URLRequest(url: server.url(path))
+        request.httpMethod = method
+        request.httpBody = body
+        return request
+    }
+
+    @Test(arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+    func sendsEveryMethod(_ method: String) async throws {
+        let body = method == "GET" ? nil : Data("payload of \(method)".utf8)
+        let response = try await performer.perform(request("/echo", method: method, body: body))
+        #expect(response.status == .ok)
+        #expect(response.headers["x-method"] == method)
+        #expect(response.body == (body ?? Data()))
+        #expect(server.receivedRequests.last?.method == method)
+    }
+
+    @Test func sendsHeadWithoutReadingABody() async throws {
+        server.route("HEAD", "/thing", response: .text("ignored"))
+        let response = try await performer.perform(request("/thing", method: "HEAD"))
+        #expect(response.status == .ok)
+        #expect(response.body.isEmpty)
+        #expect(response.headers[.contentLength] == "7")
+    }
+
+    @Test func sendsHeadersAndQueryAndReceivesHeaders() async throws {
+        server.route("GET", "/search") { _ in
+            LoopbackResponse.json("[]").addingHeader("ETag", "\"v1\"").addingHeader("X-Rate-Remaining", "42")
+        }
+        var request = request("/search?q=a%20b&tag=x&tag=y")
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        request.setValue("sluice-tests", forHTTPHeaderField: "User-Agent")
+        let response = try await performer.perform(request)
+        let received = try #require(server.receivedRequests.last)
+        #expect(received.header("authorization") == "Bearer secret")
+        #expect(received.header("User-Agent") == "sluice-tests")
+        #expect(
+            received.queryItems == [
+                URLQueryItem(name: "q", value: "a b"), URLQueryItem(name: "tag", value: "x"),
+                URLQueryItem(name: "tag", value: "y"),
+            ]
+        )
+        #expect(response.headers[.eTag] == "\"v1\"")
+        #expect(response.headers["x-rate-remaining"] == "42")
+        #expect(response.url?.path == "/search")
+    }
+
+    @Test func carriesLargeBodiesBothWays() async throws {
+        let upload = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let echoed = try await performer.perform(request("/echo", method: "POST", body: upload))
+        #expect(echoed.body == upload)
+        let download = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        server.route("GET", "/big", response: LoopbackResponse(body: download))
+        #expect(try await performer.perform(request("/big")).body == download)
+    }
+
+    @Test(arguments: [201, 204, 301, 404, 500, 503])
+    func returnsEveryStatusWithoutThrowing(_ code: Int) async throws {
+        server.route(
+            "GET",
+            "/status",
+            response: LoopbackResponse(status: code, body: code == 204 ? Data() : Data("s".utf8))
+        )
+        var request = request("/status")
+        if code == 301 {
+            // A redirect without a Location is returned as it is.
+            request.url = server.url("/status")
+        }
+        let response = try await performer.perform(request)
+        #expect(response.status.code == code)
+    }
+
+    @Test func receivesAChunkedBodyIntact() async throws {
+        let body = Data(String(repeating: "chunk-", count: 5_000).utf8)
+        server.route("GET", "/chunked", response: LoopbackResponse(body: body, fault: .chunked(chunkSize: 777)))
+        #expect(try await performer.perform(request("/chunked")).body == body)
+    }
+
+    @Test func receivesASlowDripIntact() async throws {
+        server.route(
+            "GET",
+            "/drip",
+            response: LoopbackResponse(body: Data("0123456789".utf8), fault: .drip(bytes: 3, every: .milliseconds(20)))
+        )
+        #expect(try await performer.perform(request("/drip")).body == Data("0123456789".utf8))
+    }
+
+    @Test func failsWhenTheServerClosesWithoutAnswering() async throws {
+        server.route("GET", "/close", response: LoopbackResponse(fault: .closeWithoutResponse))
+        let error = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/close")))
+        }
+        #expect(error.code == .transport)
+        #expect(error.underlyingError is URLError)
+    }
+
+    @Test func failsOnATruncatedBody() async throws {
+        server.route(
+            "GET",
+            "/truncated",
+            response: LoopbackResponse(body: Data(repeating: 65, count: 10_000), fault: .closeMidBody(afterBytes: 100))
+        )
+        let error = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/truncated")))
+        }
+        #expect(error.code == .transport)
+        #expect(error.message.hasPrefix("the request failed: URLError"))
+    }
+
+    @Test func failsOnAConnectionReset() async throws {
+        server.route("GET", "/reset", response: LoopbackResponse(fault: .resetConnection))
+        let error = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/reset")))
+        }
+        #expect(error.code == .transport)
+    }
+
+    @Test func timesOutWhenTheServerSendsNothing() async throws {
+        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
+        var raw = Raw(url: server.url("/slow"))
+        raw.timeout = 0.5
+        let start = ContinuousClock.now
+        let error = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: performer).perform(raw)
+        }
+        #expect(error.code == .timedOut)
+        #expect(error.stage == .transport)
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(500))
+        #expect(elapsed < .seconds(15))
+    }
+
+    @Test func keepsASlowButSteadyResponseAlive() async throws {
+        // The whole response takes about 1.8 s to arrive, 25 bytes every 300 ms: longer than the timeout, but never
+        // idle for that long.
+        let body = Data(String(repeating: "0123456789", count: 10).utf8)
+        server.route(
+            "GET",
+            "/drip",
+            response: LoopbackResponse(body: body, fault: .drip(bytes: 25, every: .milliseconds(300)))
+        )
+        var raw = Raw(url: server.url("/drip"))
+        raw.timeout = 1
+        let start = ContinuousClock.now
+        #expect(try await APIClient(requestPerformer: performer).perform(raw) == body)
+        #expect(ContinuousClock.now - start > .seconds(1))
+    }
+
+    @Test func cancelsTheURLSessionTaskWhenTheCallerIsCancelled() async throws {
+        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60)))
+        let client = APIClient(requestPerformer: performer)
+        let task = Task { try await client.perform(Raw(url: server.url("/slow"))) }
+        while server.receivedRequests.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let start = ContinuousClock.now
+        task.cancel()
+        let error = try await #require(throws: SluiceError.self) { try await task.value }
+        let ended = ContinuousClock.now - start
+        #expect(error.code == .cancelled)
+        #expect(error.stage == .transport)
+        #expect(ended < .seconds(5), "the task ended \(ended) after cancel()")
+        // The URLSession task let go of its connection: the server, waiting out its delay, sees the client close.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.openConnections > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(server.openConnections == 0)
+    }
+
+    @Test func cancelsARequestCancelledBeforeItStarts() async throws {
+        let client = APIClient(requestPerformer: performer)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.perform(Raw(url: server.url("/echo")))
+        }
+        let error = try await #require(throws: SluiceError.self) { try await task.value }
+        #expect(error.code == .cancelled)
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test func refusesABodyOverTheLimit() async throws {
+        let small = NetworkRequestPerformer(maximumBodySize: 1_000)
+        server.route("GET", "/big", response: LoopbackResponse(body: Data(repeating: 1, count: 5_000)))
+        server.route(
+            "GET",
+            "/bigchunked",
+            response: LoopbackResponse(body: Data(repeating: 1, count: 5_000), fault: .chunked(chunkSize: 400))
+        )
+        let declared = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: small).perform(Raw(url: server.url("/big")))
+        }
+        #expect(declared.message == "the response body is 5000 bytes, more than the limit of 1000 bytes")
+        let streamed = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: small).perform(Raw(url: server.url("/bigchunked")))
+        }
+        #expect(streamed.message == "the response body is more than 1000 bytes, more than the limit of 1000 bytes")
+    }
+
+    @Test func answersAThousandRequestsFiftyAtATime() async throws {
+        server.route("GET", "/items/*") { request in
+            LoopbackResponse.json(#"{"id": \#(request.path.split(separator: "/").last ?? "0")}"#)
+        }
+        struct Item: Decodable, Sendable {
+            var id: Int
+        }
+        struct GetItem: Request {
+            typealias ResponseObject = Item
+            var url: URL
+            func build() throws -> URLRequest { URLRequest(url: url) }
+        }
+        let client = APIClient(requestPerformer: performer)
+        let server = self.server
+        let start = ContinuousClock.now
+        let ids = try await withThrowingTaskGroup(of: Int.self) { group in
+            var next = 0
+            var ids: [Int] = []
+            func add() {
+                let id = next
+                next += 1
+                group.addTask { try await client.perform(GetItem(url: server.url("/items/\(id)"))).id }
+            }
+            for _ in 0..<50 {
+                add()
+            }
+            while let id = try await group.next() {
+                ids.append(id)
+                if next < 1_000 {
+                    add()
+                }
+            }
+            return ids
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(ids.count == 1_000)
+        #expect(Set(ids) == Set(0..<1_000))
+        #expect(server.receivedRequests.count == 1_000)
+        print("1,000 requests at 50 concurrent through APIClient and NetworkRequestPerformer: \(elapsed)")
+    }
+}
+
+/// A request for a URL whose body is ignored.
+struct Raw: Request {
+    typealias ResponseObject = Data
+    var url: URL
+    var timeout: TimeInterval = 60
+
+    func build() throws -> URLRequest {
+        URLRequest(url: url, timeoutInterval: timeout)
+    }
+}
