@@ -36,6 +36,9 @@ struct BufferedSocketReader {
     /// The index of the first byte not yet handed out.
     private var start = 0
 
+    /// Where `recv` writes, allocated once so that each read costs only the bytes that arrive.
+    private var chunk = [UInt8](repeating: 0, count: Self.receiveChunk)
+
     /// How many bytes after `start` are already known to contain no line feed, so that searches do not rescan them.
     private var scanned = 0
 
@@ -153,20 +156,15 @@ struct BufferedSocketReader {
             start = 0
         }
         while true {
-            let oldCount = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: Self.receiveChunk))
-            let result = buffer[oldCount...].withUnsafeMutableBytes { socket.receive(into: $0) }
-            switch result {
+            switch chunk.withUnsafeMutableBytes({ socket.receive(into: $0) }) {
             case .transferred(let count):
-                buffer.removeLast(Self.receiveChunk - count)
+                buffer.append(contentsOf: chunk[0..<count])
                 return
             case .wouldBlock:
-                buffer.removeLast(Self.receiveChunk)
+                break
             case .endOfStream:
-                buffer.removeLast(Self.receiveChunk)
                 throw .endOfStream
             case .failed(let code):
-                buffer.removeLast(Self.receiveChunk)
                 throw .failed(code)
             }
             let outcome = Poller.wait(
