@@ -1,12 +1,16 @@
 /// The default ``RequestPerformer``: sends requests with `URLSession` (FoundationNetworking on Linux).
 ///
-/// Each performer owns one session. Cancelling the task that awaits ``perform(_:)`` cancels the URLSession task
-/// at once. A response body larger than ``maximumBodySize`` is not buffered: the transfer is cancelled and the
-/// request fails with a ``SluiceError/Code/transport`` error that says so.
+/// A performer owns a session made from a configuration, or uses a session you give it (with your delegate, for
+/// certificate pinning or metrics). Cancelling the task that awaits ``perform(_:)`` cancels the URLSession task at
+/// once. A response body larger than ``maximumBodySize`` fails the request with a ``SluiceError/Code/transport``
+/// error that says so; on a session of its own the performer stops the transfer as soon as the limit is passed,
+/// on a given session once the body has arrived.
 ///
 /// The request's `timeoutInterval` is enforced by the performer itself, the same way on every platform, as an
 /// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
-/// arriving (the client reports ``SluiceError/Code/timedOut``). A value of zero or less, or infinity, disables it.
+/// arriving (the client reports ``SluiceError/Code/timedOut``). On a given session, whose delegate the performer
+/// does not see, the time counts from the start of the request instead. A value of zero or less, or infinity,
+/// disables it.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -19,6 +23,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
 
     private let session: URLSession
     private let tasks: TaskTable
+    private let ownsSession: Bool
 
     /// Creates a performer with its own session.
     ///
@@ -30,10 +35,25 @@ public final class NetworkRequestPerformer: RequestPerformer {
         let tasks = TaskTable()
         self.tasks = tasks
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+        self.ownsSession = true
+    }
+
+    /// Creates a performer that sends requests with a session of yours, leaving its delegate in place.
+    ///
+    /// - Parameters:
+    ///   - session: The session; the performer does not invalidate it.
+    ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
+    public init(session: URLSession, maximumBodySize: Int = 64 << 20) {
+        self.maximumBodySize = maximumBodySize
+        self.tasks = TaskTable()
+        self.session = session
+        self.ownsSession = false
     }
 
     deinit {
-        session.invalidateAndCancel()
+        if ownsSession {
+            session.invalidateAndCancel()
+        }
     }
 
     /// Sends a request and returns its response, whatever the status.
@@ -43,9 +63,21 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let task = session.dataTask(with: request)
-        let identifier = task.taskIdentifier
         let tasks = self.tasks
+        let task: URLSessionDataTask
+        if ownsSession {
+            task = session.dataTask(with: request)
+        } else {
+            // The session's delegate is not ours: the completion handler reports the outcome.
+            let created = Locked<Int?>(nil)
+            task = session.dataTask(with: request) { data, response, error in
+                if let identifier = created.withLock({ $0 }) {
+                    tasks.finish(identifier, body: data ?? Data(), response: response, error: error)
+                }
+            }
+            created.withLock { $0 = task.taskIdentifier }
+        }
+        let identifier = task.taskIdentifier
         let limit = maximumBodySize
         let timeout = request.timeoutInterval
         return try await withTaskCancellationHandler {
@@ -170,14 +202,27 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }),
-            let continuation = entry.continuation
-        else { return }
+        guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }) else { return }
+        resume(entry, response: entry.response ?? task.response, error: error)
+    }
+
+    /// Completes a task of a session whose delegate is not this table, from its completion handler.
+    func finish(_ identifier: Int, body: Data, response: URLResponse?, error: (any Error)?) {
+        guard var entry = state.withLock({ $0.entries.removeValue(forKey: identifier) }) else { return }
+        if body.count > entry.limit {
+            entry.failure = entry.failure ?? TaskTable.tooLarge(declared: Int64(body.count), limit: entry.limit)
+        }
+        entry.body = body
+        resume(entry, response: response, error: error)
+    }
+
+    private func resume(_ entry: Entry, response: URLResponse?, error: (any Error)?) {
+        guard let continuation = entry.continuation else { return }
         if let failure = entry.failure ?? error {
             continuation.resume(throwing: failure)
             return
         }
-        guard let response = entry.response ?? (task.response as? HTTPURLResponse) else {
+        guard let response = response as? HTTPURLResponse else {
             continuation.resume(throwing: URLError(.badServerResponse))
             return
         }
