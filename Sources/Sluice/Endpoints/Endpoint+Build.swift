@@ -22,38 +22,32 @@ extension Endpoint {
         let base = try server.baseURL()
         let path = try definition.path.render(pathComponents, endpoint: name)
 
-        var query: [(name: String, values: [String], isArray: Bool)] = []
-        var form: [(name: String, values: [String], isArray: Bool)] = []
+        var query: [QueryPair] = []
+        var form: [QueryPair] = []
         for parameter in definition.parameters {
             switch parameter {
             case .query(let key, let keyPath):
                 if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
                 {
-                    query.append((key, value.values, value.isArray))
+                    query.append(QueryPair(name: key, values: value.values, isArray: value.isArray))
                 }
             case .queryValue(let key, let value):
-                query.append((key, [value.pathValue], false))
+                query.append(QueryPair(name: key, values: [value.pathValue], isArray: false))
             case .form(let key, let keyPath):
                 if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
                 {
-                    form.append((key, value.values, value.isArray))
+                    form.append(QueryPair(name: key, values: value.values, isArray: value.isArray))
                 }
             case .formValue(let key, let value):
-                form.append((key, [value.pathValue], false))
+                form.append(QueryPair(name: key, values: [value.pathValue], isArray: false))
             }
         }
 
-        var request = URLRequest(
-            url: try Self.url(
-                base: base,
-                path: path,
-                query: definition.queryEncoding.encode(
-                    query,
-                    spaceAsPlus: definition.queryEncoding.spaces.asPlus
-                ),
-                endpoint: name
-            )
-        )
+        let encodedQuery = definition.queryEncoding.encode(query, spaceAsPlus: definition.queryEncoding.spaces.asPlus)
+        guard let url = base.appending(encodedPath: path, encodedQuery: encodedQuery) else {
+            throw EndpointBuildError(endpoint: name, field: "path", reason: "\"\(path)\" does not make a valid URL")
+        }
+        var request = URLRequest(url: url)
         request.httpMethod = definition.method.rawValue
 
         for (header, field) in definition.headers.sorted(by: { $0.key.canonicalName < $1.key.canonicalName }) {
@@ -118,7 +112,7 @@ extension Endpoint {
 
     /// The form body, or the encoded ``Body``, or `nil` when there is neither.
     private func bodyToSend(
-        formPairs: [(name: String, values: [String], isArray: Bool)],
+        formPairs: [QueryPair],
         encoding: QueryEncoding,
         endpoint name: String
     ) throws -> RequestBody? {
@@ -174,25 +168,4 @@ extension Endpoint {
         )
     }
 
-    /// The base URL with the path appended to its own path and the query added to any it has.
-    private static func url(base: URL, path: String, query: String, endpoint: String) throws -> URL {
-        var text = base.absoluteString
-        var baseQuery = ""
-        if let mark = text.firstIndex(of: "?") {
-            baseQuery = String(text[text.index(after: mark)...])
-            text = String(text[..<mark])
-        }
-        let trimmedPath = path.drop { $0 == "/" }
-        if !trimmedPath.isEmpty {
-            text = (text.hasSuffix("/") ? text : text + "/") + trimmedPath
-        }
-        let fullQuery = [baseQuery, query].filter { !$0.isEmpty }.joined(separator: "&")
-        if !fullQuery.isEmpty {
-            text += "?" + fullQuery
-        }
-        guard let url = URL(string: text) else {
-            throw EndpointBuildError(endpoint: endpoint, field: "path", reason: "\"\(text)\" is not a valid URL")
-        }
-        return url
-    }
 }

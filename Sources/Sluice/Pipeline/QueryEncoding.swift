@@ -1,4 +1,4 @@
-/// How an endpoint's query and form parameters are written, for the cases servers disagree on.
+/// How query and form parameters are written, for the cases servers disagree on.
 ///
 /// Names and values are percent-encoded, leaving only the unreserved characters (letters, digits, `-`, `.`, `_`,
 /// `~`); in particular a `+` in a value is sent as `%2B`, so that no server reads it as a space.
@@ -58,7 +58,7 @@ public struct QueryEncoding: Sendable, Hashable {
     public static let `default` = QueryEncoding()
 
     /// Writes name and value pairs as `name=value&…`.
-    func encode(_ pairs: [(name: String, values: [String], isArray: Bool)], spaceAsPlus: Bool) -> String {
+    func encode(_ pairs: [QueryPair], spaceAsPlus: Bool) -> String {
         var parts: [String] = []
         for pair in pairs {
             let name = PercentEncoding.encode(pair.name, spaceAsPlus: spaceAsPlus)
