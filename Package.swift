@@ -19,15 +19,25 @@ let package = Package(
         .target(name: "SluiceTesting", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
+        // The seed documents' samples, compiled in Swift 5 mode as users on that mode write them (one declares a
+        // `static var` stored property, which Swift 6 refuses).
+        .testTarget(
+            name: "SeedSampleTests",
+            dependencies: ["Sluice", "SluiceTesting"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
 
-// Every target gets the same upcoming features, so that the whole package reads one way.
+// Every target gets the same upcoming features, so that the whole package reads one way. The seed samples are
+// user code written without `any`, so they are compiled as users compile them, without ExistentialAny.
 for target in package.targets {
     var settings = target.swiftSettings ?? []
+    if target.name != "SeedSampleTests" {
+        settings.append(.enableUpcomingFeature("ExistentialAny"))
+    }
     settings.append(contentsOf: [
-        .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
         .enableUpcomingFeature("InternalImportsByDefault"),
     ])

@@ -51,13 +51,6 @@ extension Endpoint {
         request.httpMethod = definition.method.rawValue
 
         for (header, field) in definition.headers.sorted(by: { $0.key.canonicalName < $1.key.canonicalName }) {
-            guard header.isValidToken else {
-                throw EndpointBuildError(
-                    endpoint: name,
-                    field: "headers",
-                    reason: "\"\(header.name)\" is not a valid header name"
-                )
-            }
             let value: String
             switch field {
             case .fieldValue(let fixed):
@@ -73,14 +66,7 @@ extension Endpoint {
                 }
                 value = representable.pathValue
             }
-            if let bad = value.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
-                throw EndpointBuildError(
-                    endpoint: name,
-                    field: "headers.\(header.name)",
-                    reason:
-                        "the value contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)), which would break the header"
-                )
-            }
+            try HeaderValidation.check(name: header.name, value: value, endpoint: name)
             request.setValue(value, forHTTPHeaderField: header.name)
         }
 

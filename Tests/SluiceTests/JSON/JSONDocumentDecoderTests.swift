@@ -344,12 +344,3 @@ import Testing
         #expect(context.debugDescription == "expected an array, found an object")
     }
 }
-
-/// A coding key from any string, for key strategies in tests.
-struct JSONKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}

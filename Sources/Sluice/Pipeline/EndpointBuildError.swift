@@ -1,4 +1,4 @@
-/// An endpoint that could not be built into a request: which endpoint, which field, and why.
+/// An endpoint of any dialect that could not be built into a request: which endpoint, which field, and why.
 ///
 /// Nothing is sent. The client reports it as a ``SluiceError`` with code ``SluiceError/Code/build``.
 ///

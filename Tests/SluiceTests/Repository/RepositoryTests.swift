@@ -1,0 +1,267 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+private struct Repo: Decodable, Equatable, Sendable {
+    var id: Int
+    var name: String
+}
+
+private struct ListRepos: EndpointDefinition {
+    typealias Response = ArrayResponse<Repo>
+    static let path = "/user/repos"
+    var method: HTTPMethod { .get }
+    var parameters: [String: Any] { ["per_page": 2, "sort": "name", "type": ["owner", "member"]] }
+}
+
+private struct CreateRepo: EndpointDefinition {
+    typealias Response = SingleResponse<Repo>
+    static let path = "/user/repos"
+    var name: String
+    var method: HTTPMethod { .post }
+    var parameters: [String: Any] { ["name": name, "private": true, "topics": ["swift"], "owner": ["id": 7]] }
+}
+
+private struct DeleteRepo: EndpointDefinition {
+    typealias Response = EmptyResponse
+    static let path = "/repos/1"
+    var method: HTTPMethod { .delete }
+}
+
+private struct StagingOnly: EndpointDefinition {
+    typealias Response = SingleResponse<Repo>
+    static let path = "/beta"
+    static var environment: Environment { .staging }
+    var method: HTTPMethod { .get }
+}
+
+private struct NotYetOnTheServer: EndpointDefinition {
+    typealias Response = SingleResponse<Repo>
+    static let path = "/future"
+    static var environment: Environment { .mock }
+    var method: HTTPMethod { .get }
+}
+
+private struct BadParameters: EndpointDefinition {
+    typealias Response = EmptyResponse
+    static let path = "/bad"
+    var method: HTTPMethod { .post }
+    var parameters: [String: Any] { ["when": ["at": Date()]] }
+}
+
+/// `{"data": ...}`: an envelope declared by the user, as the repository layer leaves envelopes to them.
+private struct Enveloped<T: Decodable>: ResponseDefinition {
+    let result: T
+
+    init(json: Any) throws {
+        let document = try JSON.parse(json)
+        guard let data = document["data"] else {
+            throw DecodingError.keyNotFound(
+                JSONKey("data"),
+                .init(codingPath: [], debugDescription: "no \"data\" envelope")
+            )
+        }
+        result = try data.decode(T.self)
+    }
+}
+
+private struct EnvelopedRepo: EndpointDefinition {
+    typealias Response = Enveloped<Repo>
+    static let path = "/enveloped"
+    var method: HTTPMethod { .get }
+}
+
+@Suite struct RepositoryTests {
+    let production: LoopbackServer
+    let staging: LoopbackServer
+    let repository: Repository
+
+    init() throws {
+        production = try LoopbackServer()
+        staging = try LoopbackServer()
+        production.route("GET", "/user/repos", response: .json(#"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]"#))
+        production.route("POST", "/user/repos", response: .json(#"{"id": 3, "name": "new"}"#, status: 201))
+        production.route("DELETE", "/repos/1", response: LoopbackResponse(status: 204))
+        production.route("GET", "/enveloped", response: .json(#"{"data": {"id": 5, "name": "wrapped"}}"#))
+        staging.route("GET", "/beta", response: .json(#"{"id": 9, "name": "beta"}"#))
+        repository = Repository(server: Server([.production: production.baseURL, .staging: staging.baseURL]))
+    }
+
+    @Test func putsParametersInTheQueryForGet() async throws {
+        let repos = try await repository.perform(ListRepos())
+        #expect(repos == [Repo(id: 1, name: "a"), Repo(id: 2, name: "b")])
+        let received = try #require(production.receivedRequests.last)
+        #expect(received.method == "GET")
+        #expect(
+            Set(received.queryItems.map { "\($0.name)=\($0.value ?? "")" }) == [
+                "per_page=2", "sort=name", "type=owner", "type=member",
+            ]
+        )
+        #expect(received.body.isEmpty)
+    }
+
+    @Test func putsParametersInAJSONBodyForPost() async throws {
+        let repo = try await repository.perform(CreateRepo(name: "sluice"))
+        #expect(repo == Repo(id: 3, name: "new"))
+        let received = try #require(production.receivedRequests.last)
+        #expect(received.query == nil)
+        #expect(received.header("Content-Type") == "application/json")
+        #expect(
+            try JSON(parsing: received.body) == [
+                "name": "sluice", "private": true, "topics": ["swift"], "owner": ["id": 7],
+            ]
+        )
+    }
+
+    @Test func ignoresTheBodyOfAnEmptyResponse() async throws {
+        try await repository.perform(DeleteRepo())
+        #expect(production.receivedRequests.last?.method == "DELETE")
+    }
+
+    @Test func decodesAnEnvelopeTheUserDeclared() async throws {
+        #expect(try await repository.perform(EnvelopedRepo()) == Repo(id: 5, name: "wrapped"))
+    }
+
+    @Test func callsAnEndpointInTheEnvironmentItDeclares() async throws {
+        #expect(try await repository.perform(StagingOnly()).name == "beta")
+        #expect(staging.receivedRequests.count == 1)
+        #expect(production.receivedRequests.isEmpty)
+    }
+
+    @Test func servesTheMockEnvironmentFromFixturesWithoutAConnection() async throws {
+        repository.register(json: #"{"id": 42, "name": "from fixture"}"#, for: NotYetOnTheServer.self)
+        #expect(try await repository.perform(NotYetOnTheServer()).name == "from fixture")
+        repository.forcedEnvironment = .mock
+        repository.register(json: #"[{"id": 1, "name": "mocked"}]"#, for: ListRepos.self)
+        #expect(try await repository.perform(ListRepos()).map(\.name) == ["mocked"])
+        let missing = try await #require(throws: SluiceError.self) {
+            try await repository.perform(CreateRepo(name: "x"))
+        }
+        #expect(missing.message == "no fixture is registered for CreateRepo in the mock environment")
+        #expect(production.acceptedConnections == 0)
+        #expect(staging.acceptedConnections == 0)
+    }
+
+    @Test func reportsAnEnvironmentWithoutABaseURL() async throws {
+        let bare = Repository(server: Server([.production: production.baseURL]))
+        let error = try await #require(throws: SluiceError.self) { try await bare.perform(StagingOnly()) }
+        #expect(error.code == .build)
+        #expect(
+            error.message == "cannot build the request: no base URL for the staging environment; configured: production"
+        )
+    }
+
+    @Test func reportsAParameterJSONCannotRepresent() async throws {
+        let error = try await #require(throws: SluiceError.self) { try await repository.perform(BadParameters()) }
+        #expect(error.code == .build)
+        #expect(
+            error.message.hasPrefix("cannot build the request: BadParameters.parameters.when.at: expected a JSON value")
+        )
+        #expect(production.receivedRequests.isEmpty)
+    }
+
+    @Test func acceptsJSONSerializationOutputInResponseDefinitions() throws {
+        let object = try JSONSerialization.jsonObject(with: Data(#"[{"id": 1, "name": "x"}]"#.utf8))
+        #expect(try ArrayResponse<Repo>(json: object).result == [Repo(id: 1, name: "x")])
+        let single = try JSONSerialization.jsonObject(with: Data(#"{"id": 2, "name": "y"}"#.utf8))
+        #expect(try SingleResponse<Repo>(json: single).result == Repo(id: 2, name: "y"))
+        #expect(throws: DecodingError.self) { try SingleResponse<Repo>(json: ["id": "2"]) }
+    }
+}
+
+@Suite struct RepositoryEventTests {
+    @Test func publishesEveryRequestToEverySubscriber() async throws {
+        let server = try LoopbackServer()
+        server.route("GET", "/user/repos", response: .json("[]"))
+        server.route("POST", "/user/repos", response: .json(#"{"message": "no"}"#, status: 422))
+        let repository = Repository(server: Server([.production: server.baseURL]))
+        let first = repository.events
+        let second = repository.events
+        #expect(repository.subscriberCount == 2)
+
+        _ = try await repository.perform(ListRepos())
+        await #expect(throws: SluiceError.self) { try await repository.perform(CreateRepo(name: "x")) }
+
+        for stream in [first, second] {
+            var seen: [String] = []
+            for await event in stream {
+                seen.append("\(event.sequence) \(event.requestID) \(event.endpoint) \(event.kind)")
+                if seen.count == 4 {
+                    break
+                }
+            }
+            #expect(
+                seen == [
+                    "1 1 ListRepos started", "2 1 ListRepos succeeded", "3 2 CreateRepo started",
+                    "4 2 CreateRepo failed",
+                ]
+            )
+        }
+    }
+
+    @Test func reportsACancelledRequest() async throws {
+        let server = try LoopbackServer()
+        server.route("GET", "/user/repos", response: LoopbackResponse(body: Data("[]".utf8), delay: .seconds(30)))
+        let repository = Repository(server: Server([.production: server.baseURL]))
+        let events = repository.events
+        let task = Task { try await repository.perform(ListRepos()) }
+        var iterator = events.makeAsyncIterator()
+        let started = await iterator.next()
+        #expect(started?.kind == .started)
+        task.cancel()
+        let ended = await iterator.next()
+        #expect(ended?.kind == .cancelled)
+        #expect(ended?.error?.code == .cancelled)
+        #expect(ended?.requestID == started?.requestID)
+    }
+
+    @Test func dropsTheOldestEventsOfASlowSubscriberAndNeverBlocks() async throws {
+        let repository = Repository(server: Server(), eventBufferSize: 4)
+        repository.forcedEnvironment = .mock
+        repository.register(json: "[]", for: ListRepos.self)
+        let slow = repository.events
+        for _ in 0..<50 {
+            _ = try await repository.perform(ListRepos())
+        }
+        var sequences: [UInt64] = []
+        var iterator = slow.makeAsyncIterator()
+        for _ in 0..<4 {
+            if let event = await iterator.next() {
+                sequences.append(event.sequence)
+            }
+        }
+        // 100 events were published; the subscriber kept the newest 4.
+        #expect(sequences == [97, 98, 99, 100])
+    }
+
+    @Test func removesSubscribersThatStopIterating() async throws {
+        let repository = Repository(server: Server(), eventBufferSize: 8)
+        repository.forcedEnvironment = .mock
+        repository.register(json: "[]", for: ListRepos.self)
+        let consumer = Task {
+            for await event in repository.events where event.kind == .succeeded {
+                return event.sequence
+            }
+            return 0
+        }
+        while repository.subscriberCount == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        _ = try await repository.perform(ListRepos())
+        #expect(await consumer.value == 2)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while repository.subscriberCount > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(repository.subscriberCount == 0)
+
+        let cancelled = Task { for await _ in repository.events {} }
+        while repository.subscriberCount == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        cancelled.cancel()
+        await cancelled.value
+        #expect(repository.subscriberCount == 0)
+    }
+}
