@@ -2,7 +2,7 @@ extension Request {
     /// Runs the response stages on a body, with no network.
     ///
     /// The stages are those a client runs on a successful response's body: deserialize, parse with
-    /// ``ResponseParser``, then ``parse(_:)``.
+    /// ``Request/ResponseParser``, then ``Request/parse(_:)``.
     ///
     /// ```swift
     /// let users = try ListUsers().responseObject(from: Data(#"[{"id": 1, "name": "Ada"}]"#.utf8))
