@@ -4,7 +4,7 @@
 /// ```swift
 /// enum AccountsAPIDefinition {
 ///     case details
-///     case update(details: JSONRepresentable)
+///     case update(details: any JSONRepresentable)
 /// }
 ///
 /// extension AccountsAPIDefinition: APIDefinition {
