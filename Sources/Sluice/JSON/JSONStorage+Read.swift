@@ -183,44 +183,48 @@ extension JSONStorage {
     }
 
     /// The nearest `Double` to a number entry, correctly rounded; a magnitude too large is infinite.
+    ///
+    /// Three paths, fastest first: Clinger's (the digits fit in 53 bits and the power of ten is exact), then
+    /// Eisel and Lemire's (up to 19 significant digits, a 128-bit product with a power of ten), then the C
+    /// library's correctly rounded conversion for the rest.
     func double(at entry: Int) -> Double {
         let text = slice(entry)
-        if let fast = JSONStorage.fastDouble(text) {
-            return fast
-        }
-        return Double(String(decoding: text, as: UTF8.self)) ?? .nan
-    }
-
-    private static let exactPowersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-        1e19, 1e20, 1e21, 1e22,
-    ]
-
-    /// Clinger's fast path: when the significant digits fit in 53 bits and the power of ten is exact in a
-    /// `Double` (at most 10^22), one multiplication or division is correctly rounded.
-    private static func fastDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
-        var index = 0
         let negative = text[0] == UInt8(ascii: "-")
-        if negative {
-            index = 1
-        }
+        var index = negative ? 1 : 0
         var mantissa: UInt64 = 0
-        var digits = 0
+        var significantDigits = 0
         var scale = 0
+        // Integer part.
         while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
-            mantissa = mantissa &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
-            digits += 1
+            let digit = UInt64(text[index] &- UInt8(ascii: "0"))
+            if significantDigits > 0 || digit != 0 {
+                significantDigits += 1
+                if significantDigits <= 19 {
+                    mantissa = mantissa &* 10 &+ digit
+                } else {
+                    scale += 1
+                }
+            }
             index += 1
         }
+        // Fraction.
         if index < text.count, text[index] == UInt8(ascii: ".") {
             index += 1
             while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
-                mantissa = mantissa &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
-                digits += 1
-                scale -= 1
+                let digit = UInt64(text[index] &- UInt8(ascii: "0"))
+                if significantDigits > 0 || digit != 0 {
+                    significantDigits += 1
+                    if significantDigits <= 19 {
+                        mantissa = mantissa &* 10 &+ digit
+                        scale -= 1
+                    }
+                } else {
+                    scale -= 1
+                }
                 index += 1
             }
         }
+        // Exponent.
         if index < text.count {
             index += 1
             var exponentNegative = false
@@ -230,20 +234,75 @@ extension JSONStorage {
             }
             var exponent = 0
             while index < text.count {
+                // Any exponent this large makes the value zero or infinite.
                 exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
                 index += 1
             }
             scale += exponentNegative ? -exponent : exponent
         }
-        // Leading zeros count as digits above, which is only ever conservative.
-        guard digits <= 19, mantissa <= 1 << 53, scale >= -22, scale <= 22 else { return nil }
-        var value = Double(mantissa)
-        if scale < 0 {
-            value /= exactPowersOfTen[-scale]
-        } else {
-            value *= exactPowersOfTen[scale]
+        if mantissa == 0 {
+            return negative ? -0.0 : 0.0
         }
-        return negative ? -value : value
+        if significantDigits <= 19 {
+            if mantissa <= 1 << 53, scale >= -22, scale <= 22 {
+                let value =
+                    scale < 0
+                    ? Double(mantissa) / JSONStorage.exactPowersOfTen[-scale]
+                    : Double(mantissa) * JSONStorage.exactPowersOfTen[scale]
+                return negative ? -value : value
+            }
+            if let value = JSONStorage.eiselLemire(mantissa, scale) {
+                return negative ? -value : value
+            }
+        }
+        return Double(String(decoding: text, as: UTF8.self)) ?? .nan
+    }
+
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// The correctly rounded `Double` nearest `mantissa × 10^power`, by the Eisel-Lemire algorithm, or `nil` when
+    /// the product lands too near a halfway point to decide, or the result is subnormal or out of range.
+    static func eiselLemire(_ mantissa: UInt64, _ power: Int) -> Double? {
+        guard power >= smallestPowerOfTen, power <= largestPowerOfTen else {
+            return power > largestPowerOfTen ? .infinity : nil
+        }
+        let leadingZeros = mantissa.leadingZeroBitCount
+        let normalized = mantissa << leadingZeros
+        let tableIndex = 2 * (power - smallestPowerOfTen)
+        let (high, low) = (powersOfTen[tableIndex], powersOfTen[tableIndex + 1])
+        var (productHigh, productLow) = normalized.multipliedFullWidth(by: high)
+        // When the low 9 bits of the high word are all ones, the truncated table entry may have hidden a carry:
+        // add the product with the entry's low word.
+        if productHigh & 0x1FF == 0x1FF, productLow &+ normalized < productLow {
+            let (extraHigh, extraLow) = normalized.multipliedFullWidth(by: low)
+            let (sum, carry) = productLow.addingReportingOverflow(extraHigh)
+            if carry {
+                productHigh &+= 1
+            }
+            if productHigh & 0x1FF == 0x1FF, sum &+ 1 == 0, extraLow &+ normalized < extraLow {
+                return nil
+            }
+            productLow = sum
+        }
+        let topBit = productHigh >> 63
+        var bits = productHigh >> (topBit + 9)
+        // The binary exponent: floor(log2(10) × power) with log2(10) as 217706 / 2^16, plus the shifts, biased.
+        var exponent = ((217_706 * power) >> 16) + 64 + 1_023 - leadingZeros - Int(1 ^ topBit)
+        // Exactly halfway between two doubles: round-to-even needs digits this method does not have.
+        if productLow == 0, productHigh & 0x1FF == 0, bits & 3 == 1 {
+            return nil
+        }
+        bits += bits & 1
+        bits >>= 1
+        if bits >> 53 != 0 {
+            bits >>= 1
+            exponent += 1
+        }
+        guard exponent > 0, exponent < 0x7FF else { return nil }
+        return Double(bitPattern: UInt64(exponent) << 52 | bits & 0x000F_FFFF_FFFF_FFFF)
     }
 
     /// The exact decimal value of a number entry.

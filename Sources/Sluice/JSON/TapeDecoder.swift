@@ -83,6 +83,11 @@ final class TapeDecoder: Decoder {
         if T.self == JSON.self, let json = JSON(storage: storage, entry: entry) as? T {
             return json
         }
+        if storage.tag(entry) == .array, let scalars = T.self as? any TapeScalarArray.Type,
+            let value = try scalars.decodeScalars(from: self, at: entry) as? T
+        {
+            return value
+        }
         if keyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type,
             let value = try dictionary.decode(from: self, at: entry, depth: depth) as? T
         {

@@ -133,3 +133,47 @@ import Testing
         )
     }
 }
+
+@Suite struct JSONDoubleConversionTests {
+    /// Random decimal texts of every length and exponent, read by Sluice and by the C library: all must agree
+    /// to the bit.
+    @Test func agreesWithTheCLibraryOnRandomNumbers() throws {
+        var state: UInt64 = 0x5EED
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            return value ^ (value >> 31)
+        }
+        var texts: [String] = []
+        for _ in 0..<20_000 {
+            let digits = 1 + Int(next() % 22)
+            var mantissa = String(1 + next() % 9)
+            for _ in 1..<digits {
+                mantissa += String(next() % 10)
+            }
+            let point = Int(next() % UInt64(digits + 1))
+            var text =
+                point == digits
+                ? mantissa
+                : String(mantissa.prefix(point == 0 ? 1 : point)) + "." + mantissa.dropFirst(point == 0 ? 1 : point)
+            if text.hasSuffix(".") {
+                text.removeLast()
+            }
+            let exponent = Int(next() % 700) - 350
+            texts.append((next() % 2 == 0 ? "-" : "") + text + "e\(exponent)")
+        }
+        let halfways = [
+            "9007199254740993", "9007199254740995", "2.2250738585072011e-308", "1.7976931348623158e308",
+            "4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324", "0.1e-2",
+            "123456789012345678e10",
+        ]
+        let document = try JSON(parsing: "[" + (texts + halfways).joined(separator: ",") + "]")
+        for (text, value) in zip(texts + halfways, try #require(document.elements)) {
+            let expected = try #require(Double(text))
+            let actual = try #require(value.double)
+            #expect(actual.bitPattern == expected.bitPattern, "\(text): \(actual) != \(expected)")
+        }
+    }
+}

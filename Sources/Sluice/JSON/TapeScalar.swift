@@ -1,0 +1,74 @@
+/// The scalar types the decoder reads straight from a tape entry.
+protocol TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Self
+}
+
+extension Bool: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Bool { try decoder.decodeBool(at: entry) }
+}
+
+extension String: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> String { try decoder.decodeString(at: entry) }
+}
+
+extension Double: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Double {
+        try decoder.decodeFloatingPoint(Double.self, at: entry)
+    }
+}
+
+extension Float: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Float {
+        try decoder.decodeFloatingPoint(Float.self, at: entry)
+    }
+}
+
+extension Int: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Int {
+        try decoder.decodeInteger(Int.self, at: entry)
+    }
+}
+
+extension Int32: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Int32 {
+        try decoder.decodeInteger(Int32.self, at: entry)
+    }
+}
+
+extension Int64: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> Int64 {
+        try decoder.decodeInteger(Int64.self, at: entry)
+    }
+}
+
+extension UInt64: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> UInt64 {
+        try decoder.decodeInteger(UInt64.self, at: entry)
+    }
+}
+
+extension UInt8: TapeScalar {
+    static func read(from decoder: TapeDecoder, at entry: Int) throws -> UInt8 {
+        try decoder.decodeInteger(UInt8.self, at: entry)
+    }
+}
+
+/// Arrays of scalars, which the decoder fills in one pass over the tape instead of through an unkeyed container.
+protocol TapeScalarArray {
+    static func decodeScalars(from decoder: TapeDecoder, at entry: Int) throws -> Self
+}
+
+extension Array: TapeScalarArray where Element: TapeScalar {
+    static func decodeScalars(from decoder: TapeDecoder, at entry: Int) throws -> [Element] {
+        let storage = decoder.storage
+        let count = storage.containerCount(entry)
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        var element = entry + 1
+        for _ in 0..<count {
+            result.append(try Element.read(from: decoder, at: element))
+            element = storage.next(element)
+        }
+        return result
+    }
+}
