@@ -132,9 +132,11 @@ struct JSONParser {
                 at: 0
             )
         }
-        // Open containers: the tape entry of each and how many elements it has so far.
-        var openEntries: [Int] = []
-        var openCounts: [UInt64] = []
+        // The innermost open container's entry, or -1. While a container is open, word 1 of its entry holds the
+        // entry of its parent plus one in the high half and its element count so far in the low half, so that the
+        // tape itself is the stack of open containers and parsing needs no other memory.
+        var top = -1
+        var depth = 0
         var state = State.value
         while true {
             switch state {
@@ -158,22 +160,24 @@ struct JSONParser {
                     state = .afterValue
                 case UInt8(ascii: "["), UInt8(ascii: "{"):
                     let isObject = byte == UInt8(ascii: "{")
-                    if openEntries.count >= maximumDepth {
+                    if depth >= maximumDepth {
                         throw fail(
                             .depthLimitExceeded,
                             "arrays and objects are nested more than \(maximumDepth) deep",
                             at: position
                         )
                     }
-                    openEntries.append(entries)
-                    openCounts.append(0)
-                    append(isObject ? .object : .array, offset: position)
+                    let opened = entries
+                    append(isObject ? .object : .array, offset: position, word1: UInt64(top &+ 1) &<< 32)
+                    top = opened
+                    depth &+= 1
                     position &+= 1
                     skipWhitespace()
                     let closer = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                     if bytes[position] == closer {
                         position &+= 1
-                        close(entry: openEntries.removeLast(), count: openCounts.removeLast())
+                        top = close(top)
+                        depth &-= 1
                         state = .afterValue
                     } else {
                         state = isObject ? .key : .value
@@ -194,7 +198,7 @@ struct JSONParser {
                 skipWhitespace()
                 state = .value
             case .afterValue:
-                guard let top = openEntries.last else {
+                guard top >= 0 else {
                     skipWhitespace()
                     if position < count {
                         throw fail(
@@ -205,7 +209,7 @@ struct JSONParser {
                     }
                     return
                 }
-                openCounts[openCounts.count - 1] &+= 1
+                tape[2 &* top &+ 1] &+= 1
                 skipWhitespace()
                 let byte = bytes[position]
                 let isObject = tape[2 &* top] &>> 56 == UInt64(JSONStorage.Tag.object.rawValue)
@@ -215,7 +219,8 @@ struct JSONParser {
                     state = isObject ? .key : .value
                 } else if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     position &+= 1
-                    close(entry: openEntries.removeLast(), count: openCounts.removeLast())
+                    top = close(top)
+                    depth &-= 1
                 } else {
                     throw unexpected(
                         isObject ? "',' or '}' after an object member" : "',' or ']' after an array element",
@@ -226,9 +231,14 @@ struct JSONParser {
         }
     }
 
+    /// Closes a container: word 1 of its entry becomes the entry after its last descendant and its count.
+    ///
+    /// - Returns: The entry of the container's parent, or -1.
     @inline(__always)
-    private mutating func close(entry: Int, count: UInt64) {
-        tape[2 &* entry &+ 1] = UInt64(entries) &<< 32 | count
+    private mutating func close(_ entry: Int) -> Int {
+        let word = tape[2 &* entry &+ 1]
+        tape[2 &* entry &+ 1] = UInt64(entries) &<< 32 | word & 0xFFFF_FFFF
+        return Int(truncatingIfNeeded: word &>> 32) &- 1
     }
 
     private mutating func parseLiteral(_ literal: StaticString, tag: JSONStorage.Tag) throws(Failure) {

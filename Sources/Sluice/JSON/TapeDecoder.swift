@@ -10,10 +10,12 @@ final class TapeDecoder: Decoder {
     var entry: Int
     /// The nesting depth of `entry` below `root`, which indexes ``hints``.
     var depth = 0
-    /// For each depth, the object last searched at it and where its next key is expected; lets keyed containers
-    /// find keys in document order without scanning from the start.
-    let hints: UnsafeMutablePointer<(object: Int, key: Int)>
-    static let hintDepth = 64
+    /// Where keyed containers expect their next key, so that they find keys in document order without scanning.
+    ///
+    /// For each depth below ``hintDepth``: the object last searched at it (even lanes) and the key entry where its
+    /// next key is expected (odd lanes). Stored inline, so that a decoder is one allocation.
+    var hints = SIMD32<Int>(repeating: -1)
+    static let hintDepth = 16
     /// A buffer for converting keys under `.convertFromSnakeCase`.
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.
@@ -29,12 +31,6 @@ final class TapeDecoder: Decoder {
         } else {
             self.keyConversion = true
         }
-        self.hints = .allocate(capacity: TapeDecoder.hintDepth)
-        hints.initialize(repeating: (-1, 0), count: TapeDecoder.hintDepth)
-    }
-
-    deinit {
-        hints.deallocate()
     }
 
     var codingPath: [any CodingKey] { path(to: entry) }
@@ -83,10 +79,17 @@ final class TapeDecoder: Decoder {
         if T.self == JSON.self, let json = JSON(storage: storage, entry: entry) as? T {
             return json
         }
-        if storage.tag(entry) == .array, let scalars = T.self as? any TapeScalarArray.Type,
-            let value = try scalars.decodeScalars(from: self, at: entry) as? T
-        {
-            return value
+        if storage.tag(entry) == .array {
+            if let scalars = T.self as? any TapeScalarArray.Type,
+                let value = try scalars.decodeScalars(from: self, at: entry) as? T
+            {
+                return value
+            }
+            if let array = T.self as? any TapeArray.Type,
+                let value = try array.decodeElements(from: self, at: entry, depth: depth) as? T
+            {
+                return value
+            }
         }
         if keyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type,
             let value = try dictionary.decode(from: self, at: entry, depth: depth) as? T

@@ -36,8 +36,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let end = storage.next(object)
         let slot = depth < TapeDecoder.hintDepth ? depth : -1
         var start = first
-        if slot >= 0, decoder.hints[slot].object == object, decoder.hints[slot].key < end {
-            start = decoder.hints[slot].key
+        if slot >= 0, decoder.hints[2 &* slot] == object, decoder.hints[2 &* slot &+ 1] < end {
+            start = decoder.hints[2 &* slot &+ 1]
         }
         var name = key.stringValue
         return name.withUTF8 { name in
@@ -62,7 +62,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func found(_ keyEntry: Int, slot: Int) -> Int {
         if slot >= 0 {
-            decoder.hints[slot] = (object, decoder.storage.next(keyEntry + 1))
+            decoder.hints[2 &* slot] = object
+            decoder.hints[2 &* slot &+ 1] = decoder.storage.next(keyEntry + 1)
         }
         return keyEntry + 1
     }

@@ -72,3 +72,24 @@ extension Array: TapeScalarArray where Element: TapeScalar {
         return result
     }
 }
+
+/// Arrays of any decodable elements, which the decoder fills straight from the tape: one allocation of the right
+/// size, and no unkeyed container.
+protocol TapeArray {
+    static func decodeElements(from decoder: TapeDecoder, at entry: Int, depth: Int) throws -> Self
+}
+
+extension Array: TapeArray where Element: Decodable {
+    static func decodeElements(from decoder: TapeDecoder, at entry: Int, depth: Int) throws -> [Element] {
+        let storage = decoder.storage
+        let count = storage.containerCount(entry)
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        var element = entry + 1
+        for _ in 0..<count {
+            result.append(try decoder.decode(Element.self, at: element, depth: depth + 1))
+            element = storage.next(element)
+        }
+        return result
+    }
+}
