@@ -1,6 +1,7 @@
 extension JSON: Equatable {
-    /// Compares two values by meaning: numbers by value (`1` equals `1.0`), strings after unescaping, arrays
-    /// element by element, and objects by their members regardless of order.
+    /// Compares two values by meaning: numbers by value (`1` equals `1.0`), strings after unescaping, arrays element by element, and objects by their members regardless of order.
+    ///
+    /// A key that appears more than once compares the sequence of its values.
     ///
     /// - Parameters:
     ///   - lhs: A value.
@@ -20,7 +21,13 @@ extension JSON: Equatable {
             return left.count == right.count && left.elementsEqual(right)
         case (.object(let left), .object(let right)):
             guard left.count == right.count else { return false }
-            return left.allSatisfy { member in right[member.key] == member.value }
+            let rightValues = Dictionary(grouping: right, by: \.key)
+            let leftValues = Dictionary(grouping: left, by: \.key)
+            guard leftValues.count == rightValues.count else { return false }
+            return leftValues.allSatisfy { key, members in
+                guard let others = rightValues[key], others.count == members.count else { return false }
+                return zip(members, others).allSatisfy { $0.value == $1.value }
+            }
         default:
             return false
         }

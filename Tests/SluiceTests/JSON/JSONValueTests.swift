@@ -96,6 +96,16 @@ import Testing
         #expect(try JSON(parsing: "null") == JSON.null)
     }
 
+    @Test func comparesObjectsWithRepeatedKeysByEachValue() throws {
+        // Found by the fuzzer: a document with a repeated key must equal itself.
+        let document = try JSON(parsing: #"{"":true,"":[1.2,{"b":null}],"c0$:trud":false}"#)
+        #expect(document == document)
+        #expect(try JSON(parsing: document.jsonData) == document)
+        #expect(try JSON(parsing: #"{"a":1,"b":0,"a":2}"#) == JSON(parsing: #"{"b":0,"a":1,"a":2}"#))
+        #expect(try JSON(parsing: #"{"a":1,"a":2}"#) != JSON(parsing: #"{"a":2,"a":1}"#))
+        #expect(try JSON(parsing: #"{"a":1,"a":2}"#) != JSON(parsing: #"{"a":1,"b":2}"#))
+    }
+
     @Test func buildsFromLiterals() throws {
         let body: JSON = ["name": "Ada \"the first\"", "tags": ["admin", 1, 2.5, true, .null], "empty": [:]]
         #expect(body.jsonText == #"{"name":"Ada \"the first\"","tags":["admin",1,2.5,true,null],"empty":{}}"#)

@@ -1,0 +1,23 @@
+// swift-tools-version: 6.1
+// The benchmarks are a package of their own, so that users of Sluice resolve nothing for them.
+import PackageDescription
+
+let package = Package(
+    name: "SluiceBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Sluice", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "SluiceBenchmarks",
+            dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SluiceBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ]
+)
