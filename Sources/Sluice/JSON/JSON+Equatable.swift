@@ -1,7 +1,8 @@
 extension JSON: Equatable {
-    /// Compares two values by meaning: numbers by value (`1` equals `1.0`), strings after unescaping, arrays element by element, and objects by their members regardless of order.
+    /// Compares two values by meaning.
     ///
-    /// A key that appears more than once compares the sequence of its values.
+    /// Numbers compare by value (`1` equals `1.0`), strings after unescaping, arrays element by element, and objects
+    /// by their members regardless of order; a key that appears more than once compares the sequence of its values.
     ///
     /// - Parameters:
     ///   - lhs: A value.
