@@ -18,7 +18,14 @@ let package = Package(
         .target(name: "Sluice"),
         .target(name: "SluiceTesting", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
+        // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
+        .target(name: "JSONFuzzSupport", dependencies: ["Sluice"]),
+        .executableTarget(name: "json-fuzzer", dependencies: ["JSONFuzzSupport"]),
+        .testTarget(
+            name: "SluiceTests",
+            dependencies: ["Sluice", "SluiceTesting", "JSONFuzzSupport"],
+            exclude: ["JSON/Resources"]
+        ),
         // The seed documents' samples, compiled in Swift 5 mode as users on that mode write them (one declares a
         // `static var` stored property, which Swift 6 refuses).
         .testTarget(

@@ -18,6 +18,12 @@ public struct APIClient: Client {
     public var deserializer: any Deserializer
     /// The statuses accepted; any other fails the request with ``SluiceError/Code/status``.
     public var acceptableStatus: StatusValidation
+    /// The longest a request may take, all stages and attempts included, or `nil` for no limit.
+    ///
+    /// A request still in its transport at the deadline is cancelled; one that passes it while being built,
+    /// deserialized or parsed fails when that stage ends. Either way the error is ``SluiceError/Code/timedOut``
+    /// and names the stage.
+    public var deadline: Duration?
 
     /// Creates a client.
     ///
@@ -25,14 +31,17 @@ public struct APIClient: Client {
     ///   - requestPerformer: The transport; a ``NetworkRequestPerformer`` by default.
     ///   - deserializer: The default deserializer; a ``JSONDeserializer`` by default.
     ///   - acceptableStatus: The statuses accepted; 2xx by default.
+    ///   - deadline: The longest a request may take, all stages and attempts included; no limit by default.
     public init(
         requestPerformer: any RequestPerformer = NetworkRequestPerformer(),
         deserializer: any Deserializer = JSONDeserializer(),
-        acceptableStatus: StatusValidation = .successful
+        acceptableStatus: StatusValidation = .successful,
+        deadline: Duration? = nil
     ) {
         self.requestPerformer = requestPerformer
         self.deserializer = deserializer
         self.acceptableStatus = acceptableStatus
+        self.deadline = deadline
     }
 
     /// Performs a request and returns its response object.
@@ -50,9 +59,36 @@ public struct APIClient: Client {
     /// - Returns: The response object, the request as sent, the HTTP response and the stage times.
     /// - Throws: ``SluiceError`` naming the stage that failed.
     public func response<R: Request>(for request: R) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
-        let clock = ContinuousClock()
+        let context = RequestContext(rebuild: { try request.build() })
+        var exchange = Exchange()
+        do {
+            let value = try await run(request, context: context, exchange: &exchange)
+            finish(context, exchange, error: nil)
+            return value
+        } catch {
+            var failure = error.adding(request: exchange.request, response: exchange.response)
+            failure.attempts = context.attempts
+            failure.attemptFailures = context.failures
+            finish(context, exchange, error: failure)
+            throw failure
+        }
+    }
+
+    /// What the pipeline has produced so far, for the error and the observers' finish event.
+    private struct Exchange {
+        var request: URLRequest?
+        var response: HTTPResponse?
         var metrics = PipelineMetrics()
-        var mark = clock.now
+    }
+
+    private func run<R: Request>(
+        _ request: R,
+        context: RequestContext,
+        exchange: inout Exchange
+    ) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var mark = start
 
         let urlRequest: URLRequest
         do {
@@ -62,23 +98,34 @@ public struct APIClient: Client {
         } catch {
             throw SluiceError(.build, underlyingError: error)
         }
-        metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
+        exchange.request = urlRequest
+        exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
         var now = clock.now
-        metrics.build = now - mark
+        exchange.metrics.build = now - mark
         mark = now
+        try checkDeadline(start: start, stage: .build)
 
         if Task.isCancelled {
-            throw SluiceError(.cancelled, stage: .build, request: urlRequest, underlyingError: CancellationError())
+            throw SluiceError(.cancelled, stage: .build, underlyingError: CancellationError())
         }
         let httpResponse: HTTPResponse
         do {
-            httpResponse = try await requestPerformer.perform(urlRequest)
+            // The performers see the context; the rest of the pipeline needs none.
+            httpResponse = try await RequestContext.$current.withValue(context) { [requestPerformer, deadline] in
+                guard let deadline else {
+                    return try await requestPerformer.perform(urlRequest)
+                }
+                return try await APIClient.withDeadline(start + deadline) {
+                    try await requestPerformer.perform(urlRequest)
+                }
+            }
         } catch {
             throw APIClient.transportError(error, request: urlRequest)
         }
+        exchange.response = httpResponse
         now = clock.now
-        metrics.transport = now - mark
-        metrics.responseBodyBytes = httpResponse.body.count
+        exchange.metrics.transport = now - mark
+        exchange.metrics.responseBodyBytes = httpResponse.body.count
 
         guard acceptableStatus.accepts(httpResponse.status) else {
             var error = SluiceError(.status, request: urlRequest, response: httpResponse)
@@ -90,24 +137,70 @@ public struct APIClient: Client {
             throw error
         }
 
-        var stageMetrics: PipelineMetrics? = metrics
-        let value: R.ResponseObject
-        do {
-            value = try request.runResponseStages(
-                body: httpResponse.body,
-                deserializer: deserializer,
-                metrics: &stageMetrics
-            )
-        } catch {
-            throw error.adding(request: urlRequest, response: httpResponse)
-        }
-        return ClientResponse(
-            value: value,
-            request: urlRequest,
-            http: httpResponse,
-            metrics: stageMetrics ?? metrics
+        var stageMetrics: PipelineMetrics? = exchange.metrics
+        let value = try request.runResponseStages(
+            body: httpResponse.body,
+            deserializer: deserializer,
+            metrics: &stageMetrics
         )
+        exchange.metrics = stageMetrics ?? exchange.metrics
+        let deserialized = exchange.metrics.build + exchange.metrics.transport + exchange.metrics.deserialize
+        try checkDeadline(start: start, stage: deadline.map { deserialized > $0 } == true ? .deserialize : .parse)
+        return ClientResponse(value: value, request: urlRequest, http: httpResponse, metrics: exchange.metrics)
     }
+
+    /// Sends the observers registered for the request its finish event.
+    private func finish(_ context: RequestContext, _ exchange: Exchange, error: SluiceError?) {
+        let observers = context.observers
+        guard !observers.isEmpty, let request = exchange.request ?? error?.request else { return }
+        let event = RequestEvent(
+            kind: .finished,
+            id: context.id,
+            request: request,
+            response: exchange.response,
+            error: error,
+            metrics: exchange.metrics,
+            attempts: context.attempts
+        )
+        for observer in observers {
+            observer.observe(event)
+        }
+    }
+
+    /// Fails with ``SluiceError/Code/timedOut`` in the stage just finished, when the deadline has passed.
+    private func checkDeadline(start: ContinuousClock.Instant, stage: SluiceError.Stage) throws(SluiceError) {
+        if let deadline, ContinuousClock.now - start > deadline {
+            throw SluiceError(
+                .timedOut,
+                stage: stage,
+                message:
+                    "the request passed its deadline of \(PipelineMetrics.format(deadline)) during the \(stage) stage"
+            )
+        }
+    }
+
+    /// Runs the transport, failing with `URLError(.timedOut)` and cancelling it if it is still running at the
+    /// deadline.
+    private static func withDeadline(
+        _ deadline: ContinuousClock.Instant,
+        _ transport: @escaping @Sendable () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await transport() }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else {
+                throw DeadlineExceeded()
+            }
+            return response
+        }
+    }
+
+    /// The transport was still running at the client's deadline.
+    struct DeadlineExceeded: Error {}
 
     /// Wraps what a performer threw: a ``SluiceError`` passes through with the request added, a cancellation
     /// becomes ``SluiceError/Code/cancelled``, a timeout ``SluiceError/Code/timedOut``, anything else
@@ -121,6 +214,14 @@ public struct APIClient: Client {
         }
         if (error as? URLError)?.code == .timedOut {
             return SluiceError(.timedOut, stage: .transport, request: request, underlyingError: error)
+        }
+        if error is DeadlineExceeded {
+            return SluiceError(
+                .timedOut,
+                stage: .transport,
+                message: "the request passed its deadline during the transport stage",
+                request: request
+            )
         }
         return SluiceError(.transport, request: request, underlyingError: error)
     }

@@ -36,6 +36,12 @@ extension SluiceError: CustomStringConvertible {
         if let errorResponseDecodingError {
             lines.append("   | error response did not decode: \(SluiceError.describe(errorResponseDecodingError))")
         }
+        if !attemptFailures.isEmpty {
+            let numbered = attemptFailures.enumerated().map { "\($0.offset + 1): \($0.element)" }
+            lines.append(
+                "   | after \(attempts) attempts; earlier ones failed with " + numbered.joined(separator: "; ")
+            )
+        }
         if code == .transport || code == .build || code == .cancelled || code == .timedOut,
             let underlyingError
         {

@@ -113,6 +113,10 @@ public struct SluiceError: Error, Sendable {
     /// Why the error body did not decode, when ``Request/errorResponse(from:)`` threw; the raw body stays in
     /// ``response``.
     public internal(set) var errorResponseDecodingError: (any Error)?
+    /// The number of transport attempts made: more than 1 when a retrying performer tried again.
+    public internal(set) var attempts = 1
+    /// Why each attempt before the last failed, in order, when a retrying performer tried again.
+    public internal(set) var attemptFailures: [String] = []
 
     /// Creates an error.
     ///

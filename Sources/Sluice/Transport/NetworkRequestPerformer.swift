@@ -1,7 +1,9 @@
 /// The default ``RequestPerformer``: sends requests with `URLSession` (FoundationNetworking on Linux).
 ///
 /// A performer owns a session made from a configuration, or uses a session you give it (with your delegate, for
-/// certificate pinning or metrics). Cancelling the task that awaits ``perform(_:)`` cancels the URLSession task at
+/// certificate pinning or metrics). On a session of its own, the performer follows redirects but drops the
+/// `Authorization`, `Proxy-Authorization` and `Cookie` headers when a redirect leaves the origin (scheme, host and
+/// port) they were sent to; on a given session, the session's delegate decides. Cancelling the task that awaits ``perform(_:)`` cancels the URLSession task at
 /// once. A response body larger than ``maximumBodySize`` fails the request with a ``SluiceError/Code/transport``
 /// error that says so; on a session of its own the performer stops the transfer as soon as the limit is passed,
 /// on a given session once the body has arrived.
@@ -199,6 +201,34 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         if exceeded {
             dataTask.cancel()
         }
+    }
+
+    /// Follows a redirect, without the credentials when it leaves the origin (scheme, host and port) that they
+    /// were sent to.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        var redirected = request
+        if !TaskTable.sameOrigin(response.url, request.url) {
+            for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+                redirected.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        completionHandler(redirected)
+    }
+
+    static func sameOrigin(_ first: URL?, _ second: URL?) -> Bool {
+        guard let first, let second else { return false }
+        func origin(_ url: URL) -> String {
+            let scheme = url.scheme?.lowercased() ?? ""
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+        }
+        return origin(first) == origin(second)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

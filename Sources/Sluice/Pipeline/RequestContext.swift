@@ -1,0 +1,65 @@
+/// What a client knows about the request it is performing, shared with the performers it calls through a task
+/// local: how to build the request again, how many attempts were made and why they failed, and which observers
+/// want the request's events.
+///
+/// ``APIClient`` sets it for each request. Performer decorators read it: a retry rebuilds the request for each
+/// attempt and counts attempts, an observing performer registers its observer, whose finish event the client sends
+/// when the pipeline ends. Without a client around it (a performer called directly), there is no context and the
+/// decorators work on the request they were given.
+struct RequestContext: Sendable {
+    @TaskLocal static var current: RequestContext?
+
+    private struct State {
+        var attempts = 0
+        var failures: [String] = []
+        var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
+    }
+
+    /// Builds the request again, as for a new attempt.
+    let rebuild: @Sendable () throws -> URLRequest
+    /// The request's number in this process, counted from 1.
+    let id: UInt64
+    private let state = Locked(State())
+
+    private static let counter = Locked<UInt64>(0)
+
+    init(rebuild: @escaping @Sendable () throws -> URLRequest) {
+        self.rebuild = rebuild
+        self.id = RequestContext.counter.withLock { counter in
+            counter += 1
+            return counter
+        }
+    }
+
+    /// Counts a transport attempt and returns its number, counted from 1.
+    func beginAttempt() -> Int {
+        state.withLock { state in
+            state.attempts += 1
+            return state.attempts
+        }
+    }
+
+    /// The number of transport attempts made so far; at least 1 once the transport stage has started.
+    var attempts: Int { state.withLock { max($0.attempts, 1) } }
+
+    /// Records why an attempt failed, for the error reported after the last one.
+    func noteFailure(_ reason: String) {
+        state.withLock { $0.failures.append(reason) }
+    }
+
+    /// Why each failed attempt failed, in order.
+    var failures: [String] { state.withLock { $0.failures } }
+
+    /// Registers an observer for the request's finish event; returns `false` if it was registered already (an
+    /// observing performer inside a retry is called once per attempt).
+    func register(_ observer: any RequestObserver, id: ObjectIdentifier) -> Bool {
+        state.withLock { state in
+            guard !state.observers.contains(where: { $0.id == id }) else { return false }
+            state.observers.append((id, observer))
+            return true
+        }
+    }
+
+    /// The observers registered for this request.
+    var observers: [any RequestObserver] { state.withLock { $0.observers.map(\.observer) } }
+}

@@ -1,0 +1,56 @@
+/// A performer that sends a ``CredentialStore``'s credential with every request to the hosts it was issued for,
+/// and on 401 refreshes it once and replays the request once.
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
+/// ```
+///
+/// Requests to other hosts are sent untouched. A redirect to another host drops the `Authorization` header: see
+/// ``NetworkRequestPerformer``.
+public struct AuthenticatingPerformer: RequestPerformer {
+    /// The performer that sends the requests.
+    public let base: any RequestPerformer
+    /// The credential and its refresh.
+    public let store: CredentialStore
+
+    /// Creates an authenticating performer.
+    ///
+    /// - Parameters:
+    ///   - base: The performer that sends the requests.
+    ///   - store: The credential and its refresh.
+    public init(base: any RequestPerformer, store: CredentialStore) {
+        self.base = base
+        self.store = store
+    }
+
+    /// Sends a request with the credential; on 401, refreshes it (once for all concurrent requests) and replays the
+    /// request once.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The response; a 401 after the replay is returned as it is.
+    /// - Throws: What the refresh or the base performer throws.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        guard store.isIssued(for: request.url) else {
+            return try await base.perform(request)
+        }
+        let (credential, generation) = try await store.current()
+        var authorized = request
+        authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
+        let response = try await base.perform(authorized)
+        guard response.status == .unauthorized else { return response }
+        let (fresh, _) = try await store.refreshed(after: generation)
+        var replay = request
+        replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
+        return try await base.perform(replay)
+    }
+}
+
+extension RequestPerformer {
+    /// This performer, authenticating requests with a credential store.
+    ///
+    /// - Parameter store: The credential and its refresh.
+    /// - Returns: The authenticating performer.
+    public func authenticated(by store: CredentialStore) -> AuthenticatingPerformer {
+        AuthenticatingPerformer(base: self, store: store)
+    }
+}

@@ -1,0 +1,153 @@
+/// A performer that lets identical requests in flight at the same time share one transport call.
+///
+/// Two `GET` or `HEAD` requests are identical when their method, URL and headers are; requests with a body are
+/// never shared. Every caller gets the shared response. A caller that is cancelled stops waiting at once without
+/// disturbing the others; the transport call is cancelled only when every caller has gone.
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
+/// ```
+public final class DeduplicatingPerformer: RequestPerformer {
+    /// The performer that sends the shared requests.
+    public let base: any RequestPerformer
+    private let inFlight = Locked<[Key: SharedCall]>([:])
+
+    struct Key: Hashable {
+        let method: String
+        let url: URL?
+        let headers: [String: String]
+    }
+
+    /// Creates a de-duplicating performer.
+    ///
+    /// - Parameter base: The performer that sends the shared requests.
+    public init(base: any RequestPerformer) {
+        self.base = base
+    }
+
+    /// The number of transport calls in flight.
+    public var callsInFlight: Int { inFlight.withLock { $0.count } }
+
+    /// Sends a request, or joins the identical one already in flight.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The shared response.
+    /// - Throws: What the shared call throws, or `CancellationError` when this caller is cancelled.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let method = request.httpMethod ?? "GET"
+        guard method == "GET" || method == "HEAD", request.httpBody == nil, request.httpBodyStream == nil else {
+            return try await base.perform(request)
+        }
+        let key = Key(method: method, url: request.url, headers: request.allHTTPHeaderFields ?? [:])
+        let (call, isNew) = inFlight.withLock { calls -> (SharedCall, Bool) in
+            if let call = calls[key], !call.isAbandoned {
+                return (call, false)
+            }
+            let call = SharedCall()
+            calls[key] = call
+            return (call, true)
+        }
+        if isNew {
+            let base = self.base
+            let inFlight = self.inFlight
+            call.start(
+                Task {
+                    defer {
+                        inFlight.withLock { calls in
+                            if calls[key] === call {
+                                calls.removeValue(forKey: key)
+                            }
+                        }
+                    }
+                    return try await base.perform(request)
+                }
+            )
+        }
+        return try await call.wait()
+    }
+}
+
+/// One transport call and the callers waiting for it.
+///
+/// Its state is in a `Locked` box; a caller's continuation is resumed exactly once, by the call's end or by the
+/// caller's cancellation, whichever comes first.
+final class SharedCall: Sendable {
+    private struct State {
+        var task: Task<HTTPResponse, any Error>?
+        var waiters: [Int: CheckedContinuation<HTTPResponse, any Error>] = [:]
+        var cancelledEarly: Set<Int> = []
+        var nextWaiter = 0
+        var outcome: Result<HTTPResponse, any Error>?
+        var abandoned = false
+    }
+
+    private let state = Locked(State())
+
+    /// Whether every caller left before the call ended, so that it was cancelled and a new caller must start anew.
+    var isAbandoned: Bool { state.withLock { $0.abandoned } }
+
+    /// Starts the call: when it ends, every waiter receives its outcome.
+    func start(_ task: Task<HTTPResponse, any Error>) {
+        state.withLock { $0.task = task }
+        Task {
+            let outcome = await task.result
+            let waiters = self.state.withLock { state in
+                state.outcome = outcome
+                defer { state.waiters = [:] }
+                return state.waiters.values
+            }
+            for waiter in waiters {
+                waiter.resume(with: outcome)
+            }
+        }
+    }
+
+    /// Waits for the call's outcome, or until the calling task is cancelled.
+    func wait() async throws -> HTTPResponse {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let immediate = state.withLock { state -> Result<HTTPResponse, any Error>? in
+                    if state.cancelledEarly.remove(id) != nil {
+                        return .failure(CancellationError())
+                    }
+                    if let outcome = state.outcome {
+                        return outcome
+                    }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(with: immediate)
+                }
+            }
+        } onCancel: {
+            let (waiter, lastTask) = state.withLock {
+                state -> (CheckedContinuation<HTTPResponse, any Error>?, Task<HTTPResponse, any Error>?) in
+                guard let waiter = state.waiters.removeValue(forKey: id) else {
+                    if state.outcome == nil {
+                        state.cancelledEarly.insert(id)
+                    }
+                    return (nil, nil)
+                }
+                guard state.waiters.isEmpty else { return (waiter, nil) }
+                state.abandoned = true
+                return (waiter, state.task)
+            }
+            waiter?.resume(throwing: CancellationError())
+            lastTask?.cancel()
+        }
+    }
+}
+
+extension RequestPerformer {
+    /// This performer, sharing one transport call among identical requests in flight.
+    ///
+    /// - Returns: The de-duplicating performer.
+    public func deduplicated() -> DeduplicatingPerformer {
+        DeduplicatingPerformer(base: self)
+    }
+}

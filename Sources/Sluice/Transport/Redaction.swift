@@ -1,0 +1,167 @@
+/// What logs and cURL commands hide: header values, JSON values by key, and query items by name.
+///
+/// ```swift
+/// let redaction = Redaction.default.adding(headers: ["X-API-Key"], jsonKeys: ["password", "token"], queryItems: ["sig"])
+/// ```
+///
+/// The default hides `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`. A hidden value is shown as
+/// `<redacted>`; names stay visible, so a log still says what was sent.
+public struct Redaction: Sendable, Hashable {
+    /// The headers whose values are hidden.
+    public var headers: Set<Header>
+    /// The JSON object keys whose values are hidden, at any depth of a body; compared case-insensitively.
+    public var jsonKeys: Set<String>
+    /// The query items whose values are hidden; compared case-insensitively.
+    public var queryItems: Set<String>
+
+    /// What stands for a hidden value.
+    public static let placeholder = "<redacted>"
+
+    /// Creates a redaction.
+    ///
+    /// - Parameters:
+    ///   - headers: The headers whose values are hidden.
+    ///   - jsonKeys: The JSON keys whose values are hidden.
+    ///   - queryItems: The query items whose values are hidden.
+    public init(headers: Set<Header> = [], jsonKeys: Set<String> = [], queryItems: Set<String> = []) {
+        self.headers = headers
+        self.jsonKeys = Set(jsonKeys.map { $0.lowercased() })
+        self.queryItems = Set(queryItems.map { $0.lowercased() })
+    }
+
+    /// Hides `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    public static let `default` = Redaction(headers: [.authorization, .proxyAuthorization, .cookie, .setCookie])
+
+    /// This redaction with more names hidden.
+    ///
+    /// - Parameters:
+    ///   - headers: More headers.
+    ///   - jsonKeys: More JSON keys.
+    ///   - queryItems: More query items.
+    /// - Returns: The wider redaction.
+    public func adding(headers: Set<Header> = [], jsonKeys: Set<String> = [], queryItems: Set<String> = []) -> Redaction
+    {
+        Redaction(
+            headers: self.headers.union(headers),
+            jsonKeys: self.jsonKeys.union(jsonKeys),
+            queryItems: self.queryItems.union(queryItems)
+        )
+    }
+
+    /// A header's value, or the placeholder when the header is hidden.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - name: The header's name.
+    /// - Returns: What may be shown.
+    public func value(_ value: String, of name: Header) -> String {
+        headers.contains(name) ? Redaction.placeholder : value
+    }
+
+    /// A URL with the values of hidden query items replaced.
+    ///
+    /// - Parameter url: The URL.
+    /// - Returns: The URL's text, safe to show.
+    public func url(_ url: URL?) -> String {
+        guard let url else { return "(no URL)" }
+        guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let items = components.percentEncodedQueryItems
+        else { return url.absoluteString }
+        components.percentEncodedQueryItems = items.map { item in
+            queryItems.contains(item.name.removingPercentEncoding?.lowercased() ?? item.name.lowercased())
+                ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
+        }
+        return components.string ?? url.absoluteString
+    }
+
+    /// A body as text, with the values of hidden JSON keys replaced, cut to a length.
+    ///
+    /// A JSON body is shown compact with its hidden values replaced; any other body as UTF-8 text, or as a count of
+    /// bytes when it is not text.
+    ///
+    /// - Parameters:
+    ///   - body: The body.
+    ///   - limit: The most bytes of text shown.
+    /// - Returns: What may be shown.
+    public func body(_ body: Data, limit: Int) -> String {
+        guard !body.isEmpty else { return "" }
+        var text: String
+        if let json = try? JSON(parsing: body) {
+            var writer = JSONWriter()
+            write(json, into: &writer)
+            text = writer.text
+        } else if let utf8 = String(data: body, encoding: .utf8) {
+            text = utf8
+        } else {
+            return "(\(body.count) bytes of binary data)"
+        }
+        if text.utf8.count > limit {
+            let kept = String(decoding: text.utf8.prefix(limit), as: UTF8.self)
+            text = kept + "… (\(text.utf8.count - kept.utf8.count) more bytes)"
+        }
+        return text
+    }
+
+    private func write(_ json: JSON, into writer: inout JSONWriter) {
+        switch json.value {
+        case .object(let members):
+            writer.write(raw: "{")
+            for (index, member) in members.enumerated() {
+                if index > 0 {
+                    writer.write(raw: ",")
+                }
+                writer.write(string: member.key)
+                writer.write(raw: ":")
+                if jsonKeys.contains(member.key.lowercased()) {
+                    writer.write(string: Redaction.placeholder)
+                } else {
+                    write(member.value, into: &writer)
+                }
+            }
+            writer.write(raw: "}")
+        case .array(let elements):
+            writer.write(raw: "[")
+            for (index, element) in elements.enumerated() {
+                if index > 0 {
+                    writer.write(raw: ",")
+                }
+                write(element, into: &writer)
+            }
+            writer.write(raw: "]")
+        default:
+            writer.write(json)
+        }
+    }
+}
+
+extension URLRequest {
+    /// The request as a `curl` command line, with what a redaction hides replaced.
+    ///
+    /// ```swift
+    /// print(request.curlCommand())
+    /// // curl -X POST 'https://api.example.com/login' -H 'Authorization: <redacted>' --data-binary '{"user":"ada"}'
+    /// ```
+    ///
+    /// - Parameter redaction: What to hide; ``Redaction/default`` by default.
+    /// - Returns: A command that sends the same request, safe to paste into a terminal or a bug report.
+    public func curlCommand(redacting redaction: Redaction = .default) -> String {
+        func quoted(_ text: String) -> String {
+            "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        }
+        var parts = ["curl"]
+        let method = httpMethod ?? "GET"
+        if method != "GET" {
+            parts.append("-X \(method)")
+        }
+        parts.append(quoted(redaction.url(url)))
+        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            parts.append("-H " + quoted("\(name): \(redaction.value(value, of: Header(name)))"))
+        }
+        if let body = httpBody, !body.isEmpty {
+            parts.append("--data-binary " + quoted(redaction.body(body, limit: .max)))
+        } else if httpBodyStream != nil {
+            parts.append("--data-binary @-  # the body is a stream")
+        }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,121 @@
+/// A performer that tries a request again when it fails in a way worth retrying, as its ``RetryPolicy`` says.
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: NetworkRequestPerformer().retrying(.default))
+/// ```
+///
+/// Each attempt is built afresh from the request (through the client), so a streamed body is read again from its
+/// start. Waits end at once when the calling task is cancelled. After the last attempt, a response is returned as
+/// it is (the client then reports its status) and a transport failure is thrown as a ``SluiceError`` saying how
+/// many attempts were made and why each failed; either way ``SluiceError/attemptFailures`` lists the earlier
+/// failures.
+public struct RetryingPerformer: RequestPerformer {
+    /// The performer that sends each attempt.
+    public let base: any RequestPerformer
+    /// When and how long to wait.
+    public let policy: RetryPolicy
+
+    /// Creates a retrying performer.
+    ///
+    /// - Parameters:
+    ///   - base: The performer that sends each attempt.
+    ///   - policy: When and how long to wait.
+    public init(base: any RequestPerformer, policy: RetryPolicy) {
+        self.base = base
+        self.policy = policy
+    }
+
+    /// Sends a request, and again after a wait while it fails in a retryable way.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The first response that is not retried, or the last one.
+    /// - Throws: A ``SluiceError`` with every attempt's failure when the last attempt fails in the transport;
+    ///   `CancellationError` when the task is cancelled during a wait; what the base performer throws otherwise.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let context = RequestContext.current
+        let start = ContinuousClock.now
+        let mayRetry = policy.allowsRetrying(request)
+        var failures: [String] = []
+        var attempt = 0
+        while true {
+            attempt += 1
+            _ = context?.beginAttempt()
+            let attemptRequest = attempt == 1 ? request : try rebuild(request, context: context)
+            let delay: Duration
+            do {
+                let response = try await base.perform(attemptRequest)
+                guard mayRetry, policy.retryableStatuses.contains(response.status.code),
+                    attempt < policy.maximumAttempts
+                else { return response }
+                let reason = String(describing: response.status)
+                let asked =
+                    [429, 503].contains(response.status.code)
+                    ? response.headers[.retryAfter].flatMap { RetryAfter.delay($0) } : nil
+                delay = asked ?? policy.backoff(before: attempt + 1)
+                guard startsBeforeDeadline(after: delay, start: start) else { return response }
+                failures.append(reason)
+                context?.noteFailure(reason)
+            } catch {
+                if error is CancellationError || Task.isCancelled {
+                    throw error
+                }
+                let reason = SluiceError.describe(error)
+                let urlCode = (error as? URLError)?.code
+                guard mayRetry, let urlCode, policy.retryableErrors.contains(urlCode),
+                    attempt < policy.maximumAttempts
+                else {
+                    throw failures.isEmpty
+                        ? error : exhausted(error, reason: reason, failures: failures, request: request)
+                }
+                delay = policy.backoff(before: attempt + 1)
+                guard startsBeforeDeadline(after: delay, start: start) else {
+                    throw exhausted(error, reason: reason, failures: failures, request: request)
+                }
+                failures.append(reason)
+                context?.noteFailure(reason)
+            }
+            try await Task.sleep(for: delay)
+        }
+    }
+
+    private func startsBeforeDeadline(after delay: Duration, start: ContinuousClock.Instant) -> Bool {
+        guard let deadline = policy.deadline else { return true }
+        return ContinuousClock.now + delay - start <= deadline
+    }
+
+    private func rebuild(_ request: URLRequest, context: RequestContext?) throws -> URLRequest {
+        guard let context else { return request }
+        do {
+            return try context.rebuild()
+        } catch {
+            throw SluiceError(
+                .build,
+                message: "cannot build the request again for a retry: \(error)",
+                underlyingError: error
+            )
+        }
+    }
+
+    /// The error after the last attempt: what failed it, and how many attempts were made.
+    private func exhausted(_ error: any Error, reason: String, failures: [String], request: URLRequest) -> SluiceError {
+        let attempts = failures.count + 1
+        let code: SluiceError.Code = (error as? URLError)?.code == .timedOut ? .timedOut : .transport
+        return SluiceError(
+            code,
+            stage: .transport,
+            message: "the request failed after \(attempts) attempts, the last with \(reason)",
+            request: request,
+            underlyingError: error
+        )
+    }
+}
+
+extension RequestPerformer {
+    /// This performer, trying requests again as a policy says.
+    ///
+    /// - Parameter policy: When and how long to wait; ``RetryPolicy/default`` by default.
+    /// - Returns: The retrying performer.
+    public func retrying(_ policy: RetryPolicy = .default) -> RetryingPerformer {
+        RetryingPerformer(base: self, policy: policy)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+private struct Secure: Request {
+    typealias ResponseObject = Data
+    var url: URL
+
+    func build() throws -> URLRequest { URLRequest(url: url) }
+}
+
+private struct RefreshFailed: Error, Equatable {}
+
+@Suite struct AuthenticatingPerformerTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+        server.route("GET", "/secure") { request in
+            request.header("Authorization") == "Bearer fresh"
+                ? .text("welcome") : LoopbackResponse.text("expired", status: 401)
+        }
+    }
+
+    private func store(refreshes: Locked<Int>, failing: Bool = false) -> CredentialStore {
+        CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["127.0.0.1"]) { _ in
+            refreshes.withLock { $0 += 1 }
+            try await Task.sleep(for: .milliseconds(100))
+            if failing {
+                throw RefreshFailed()
+            }
+            return Credential(authorization: "Bearer fresh")
+        }
+    }
+
+    private func concurrently(_ count: Int, _ client: APIClient) async -> [Result<Data, SluiceError>] {
+        let url = server.url("/secure")
+        return await withTaskGroup(of: Result<Data, SluiceError>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do throws(SluiceError) {
+                        return .success(try await client.perform(Secure(url: url)))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test func refreshesOnceForFiftyConcurrentRequestsAndReplaysEach() async throws {
+        let refreshes = Locked(0)
+        let tokens = store(refreshes: refreshes)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 50
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer(configuration: configuration).authenticated(by: tokens)
+        )
+        let results = await concurrently(50, client)
+        #expect(results.filter { (try? $0.get()) == Data("welcome".utf8) }.count == 50)
+        #expect(refreshes.withLock { $0 } == 1)
+        #expect(await tokens.refreshes == 1)
+        let received = server.receivedRequests
+        #expect(received.count == 100)
+        #expect(received.filter { $0.header("Authorization") == "Bearer fresh" }.count == 50)
+    }
+
+    @Test func failsEveryWaiterWithTheRefreshError() async throws {
+        let refreshes = Locked(0)
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer().authenticated(by: store(refreshes: refreshes, failing: true))
+        )
+        let results = await concurrently(50, client)
+        let errors = results.compactMap { result -> SluiceError? in
+            if case .failure(let error) = result { error } else { nil }
+        }
+        #expect(errors.count == 50)
+        #expect(errors.allSatisfy { $0.underlyingError as? RefreshFailed == RefreshFailed() })
+        #expect(refreshes.withLock { $0 } == 1)
+    }
+
+    @Test func neverRefreshesTwiceForOneRequest() async throws {
+        server.route("GET", "/always-401", response: .text("no", status: 401))
+        let refreshes = Locked(0)
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer().authenticated(by: store(refreshes: refreshes))
+        )
+        let error = try await #require(throws: SluiceError.self) {
+            try await client.perform(Secure(url: server.url("/always-401")))
+        }
+        #expect(error.status == .unauthorized)
+        #expect(refreshes.withLock { $0 } == 1)
+        #expect(server.receivedRequests.count == 2)
+    }
+
+    @Test func sendsTheCredentialOnlyToItsHosts() async throws {
+        let other = try LoopbackServer()
+        other.route("GET", "/elsewhere", response: .text("hi"))
+        let refreshes = Locked(0)
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer().authenticated(by: store(refreshes: refreshes))
+        )
+        // The same machine under another name is another host.
+        let elsewhere = try #require(URL(string: "http://localhost:\(other.port)/elsewhere"))
+        _ = try await client.perform(Secure(url: elsewhere))
+        #expect(other.receivedRequests.first?.header("Authorization") == nil)
+    }
+
+    @Test func dropsTheCredentialOnARedirectToAnotherHost() async throws {
+        let other = try LoopbackServer()
+        other.route("GET", "/landing", response: .text("landed"))
+        server.route(
+            "GET",
+            "/away",
+            response: LoopbackResponse(status: 302).addingHeader("Location", "http://localhost:\(other.port)/landing")
+        )
+        server.route("GET", "/home", response: LoopbackResponse(status: 302).addingHeader("Location", "/secure"))
+        let tokens = CredentialStore(credential: Credential(authorization: "Bearer fresh"), hosts: ["127.0.0.1"]) { _ in
+            Credential(authorization: "Bearer fresh")
+        }
+        let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
+        #expect(try await client.perform(Secure(url: server.url("/away"))) == Data("landed".utf8))
+        #expect(other.receivedRequests.count == 1)
+        #expect(other.receivedRequests.first?.header("Authorization") == nil)
+        // A redirect within the same origin keeps it.
+        #expect(try await client.perform(Secure(url: server.url("/home"))) == Data("welcome".utf8))
+        #expect(server.receivedRequests.last?.header("Authorization") == "Bearer fresh")
+    }
+
+    @Test func neverShowsTheSecretInItsDescription() {
+        #expect(Credential(authorization: "Bearer s3cr3t").description == "Credential(Bearer ***)")
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+private struct Feed: Request {
+    typealias ResponseObject = Data
+    var url: URL
+
+    func build() throws -> URLRequest { URLRequest(url: url) }
+}
+
+@Suite struct DeduplicatingPerformerTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+        server.route("GET", "/feed", response: LoopbackResponse(body: Data("the feed".utf8), delay: .milliseconds(500)))
+    }
+
+    @Test func sharesOneTransportCallAmongTwentyIdenticalGets() async throws {
+        let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
+        let url = server.url("/feed")
+        let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await client.perform(Feed(url: url)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(bodies.count == 20)
+        #expect(bodies.allSatisfy { $0 == Data("the feed".utf8) })
+        #expect(server.receivedRequests.count == 1)
+    }
+
+    @Test func letsOneCallerCancelWithoutDisturbingTheOthers() async throws {
+        server.route("GET", "/long-feed", response: LoopbackResponse(body: Data("the feed".utf8), delay: .seconds(3)))
+        let performer = NetworkRequestPerformer().deduplicated()
+        let client = APIClient(requestPerformer: performer)
+        let url = server.url("/long-feed")
+        let tasks = (0..<20).map { _ in Task { try await client.perform(Feed(url: url)) } }
+        while server.receivedRequests.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let start = ContinuousClock.now
+        tasks[0].cancel()
+        let cancelled = try await #require(throws: SluiceError.self) { try await tasks[0].value }
+        #expect(cancelled.code == .cancelled)
+        #expect(
+            ContinuousClock.now - start < .milliseconds(400),
+            "the cancelled caller stopped waiting before the response"
+        )
+        for task in tasks.dropFirst() {
+            #expect(try await task.value == Data("the feed".utf8))
+        }
+        #expect(server.receivedRequests.count == 1)
+        #expect(performer.callsInFlight == 0)
+    }
+
+    @Test func cancelsTheCallWhenEveryCallerHasGone() async throws {
+        server.route("GET", "/slow-feed", response: LoopbackResponse(body: Data("late".utf8), delay: .seconds(30)))
+        let performer = NetworkRequestPerformer().deduplicated()
+        let client = APIClient(requestPerformer: performer)
+        let url = server.url("/slow-feed")
+        let tasks = (0..<3).map { _ in Task { try await client.perform(Feed(url: url)) } }
+        while server.receivedRequests.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        for task in tasks {
+            task.cancel()
+        }
+        for task in tasks {
+            await #expect(throws: SluiceError.self) { try await task.value }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.openConnections > 0 || performer.callsInFlight > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(performer.callsInFlight == 0)
+        #expect(server.openConnections == 0)
+        // A new caller starts a new call rather than joining the cancelled one.
+        server.route("GET", "/slow-feed", response: .text("fresh"))
+        #expect(try await client.perform(Feed(url: url)) == Data("fresh".utf8))
+    }
+
+    @Test func neverSharesRequestsWithABodyOrOtherHeaders() async throws {
+        server.route("/echo") { request in .text(request.method + " " + (request.header("X-Variant") ?? "")) }
+        let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
+        struct Variant: Request {
+            typealias ResponseObject = Data
+            var url: URL
+            var variant: String
+            var method = "GET"
+            func build() throws -> URLRequest {
+                var request = URLRequest(url: url)
+                request.httpMethod = method
+                request.setValue(variant, forHTTPHeaderField: "X-Variant")
+                if method == "POST" {
+                    request.httpBody = Data("x".utf8)
+                }
+                return request
+            }
+        }
+        let url = server.url("/echo")
+        async let first = client.perform(Variant(url: url, variant: "a"))
+        async let second = client.perform(Variant(url: url, variant: "b"))
+        async let third = client.perform(Variant(url: url, variant: "a", method: "POST"))
+        let results = try await [first, second, third]
+        #expect(results.map { String(decoding: $0, as: UTF8.self) } == ["GET a", "GET b", "POST a"])
+        #expect(server.receivedRequests.count == 3)
+    }
+}

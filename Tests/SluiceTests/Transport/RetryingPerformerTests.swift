@@ -1,0 +1,190 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+/// A JSON body the retry tests decode.
+private struct Outcome: Decodable, Sendable {
+    var ok: Bool
+}
+
+private struct Call: Request {
+    typealias ResponseObject = Outcome
+    var url: URL
+    var method = "GET"
+    var headers: [String: String] = [:]
+
+    func build() throws -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+}
+
+/// A route that answers with the given responses in turn, then with the last one.
+private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackRequest) -> LoopbackResponse {
+    let served = Locked(0)
+    return { _ in
+        let index = served.withLock { served in
+            defer { served += 1 }
+            return served
+        }
+        return responses[min(index, responses.count - 1)]
+    }
+}
+
+@Suite struct RetryingPerformerTests {
+    let server: LoopbackServer
+    let fast = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), deadline: .seconds(20))
+
+    init() throws {
+        server = try LoopbackServer()
+    }
+
+    private func client(_ policy: RetryPolicy) -> APIClient {
+        APIClient(requestPerformer: NetworkRequestPerformer().retrying(policy))
+    }
+
+    @Test func honoursRetryAfterAndSucceedsOnTheThirdAttempt() async throws {
+        let unavailable = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "1")
+        server.route("GET", "/flaky", respond: sequence([unavailable, unavailable, .json(#"{"ok": true}"#)]))
+        let start = ContinuousClock.now
+        let response = try await client(fast).response(for: Call(url: server.url("/flaky")))
+        let elapsed = ContinuousClock.now - start
+        #expect(response.value.ok)
+        #expect(server.receivedRequests.count == 3)
+        #expect(elapsed >= .seconds(2), "two waits of the second Retry-After asks for; took \(elapsed)")
+    }
+
+    @Test func readsRetryAfterAsAnHTTPDate() async throws {
+        let inTwoSeconds = Date(timeIntervalSinceNow: 2)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let limited = LoopbackResponse.json(#"{"ok": false}"#, status: 429)
+            .addingHeader("Retry-After", formatter.string(from: inTwoSeconds))
+        server.route("GET", "/limited", respond: sequence([limited, .json(#"{"ok": true}"#)]))
+        let start = ContinuousClock.now
+        #expect(try await client(fast).perform(Call(url: server.url("/limited"))).ok)
+        #expect(ContinuousClock.now - start >= .milliseconds(900))
+        #expect(server.receivedRequests.count == 2)
+    }
+
+    @Test func doesNotRetryAPostUnlessItOptsIn() async throws {
+        server.route("POST", "/orders", response: .json(#"{"ok": false}"#, status: 503))
+        let plain = try await #require(throws: SluiceError.self) {
+            try await client(fast).perform(Call(url: server.url("/orders"), method: "POST"))
+        }
+        #expect(plain.status == .serviceUnavailable)
+        #expect(plain.attempts == 1)
+        #expect(server.receivedRequests.count == 1)
+
+        let keyed = try await #require(throws: SluiceError.self) {
+            try await client(fast).perform(
+                Call(url: server.url("/orders"), method: "POST", headers: ["Idempotency-Key": "order-17"])
+            )
+        }
+        #expect(keyed.attempts == 3)
+        #expect(server.receivedRequests.count == 4)
+
+        var anyMethod = fast
+        anyMethod.retriesNonIdempotentMethods = true
+        _ = try? await client(anyMethod).perform(Call(url: server.url("/orders"), method: "POST"))
+        #expect(server.receivedRequests.count == 7)
+    }
+
+    @Test func saysHowManyAttemptsFailedAndWhy() async throws {
+        server.route("GET", "/down", response: .json(#"{"ok": false}"#, status: 503))
+        let error = try await #require(throws: SluiceError.self) {
+            try await client(fast).perform(Call(url: server.url("/down")))
+        }
+        #expect(error.code == .status)
+        #expect(error.attempts == 3)
+        #expect(error.attemptFailures == ["503 Service Unavailable", "503 Service Unavailable"])
+        #expect(
+            error.description.contains(
+                "   | after 3 attempts; earlier ones failed with 1: 503 Service Unavailable; 2: 503 Service Unavailable"
+            )
+        )
+    }
+
+    @Test func retriesTransportFailuresThenReportsThemAll() async throws {
+        server.route("GET", "/dropped", response: LoopbackResponse(fault: .resetConnection))
+        let error = try await #require(throws: SluiceError.self) {
+            try await client(fast).perform(Call(url: server.url("/dropped")))
+        }
+        #expect(error.code == .transport)
+        #expect(error.attempts == 3)
+        #expect(error.attemptFailures.count == 2)
+        #expect(error.message.hasPrefix("the request failed after 3 attempts, the last with URLError"))
+        #expect(server.receivedRequests.count == 3)
+    }
+
+    @Test func startsNoAttemptAfterTheDeadline() async throws {
+        let later = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "30")
+        server.route("GET", "/later", response: later)
+        var policy = fast
+        policy.deadline = .seconds(2)
+        let start = ContinuousClock.now
+        let error = try await #require(throws: SluiceError.self) {
+            try await client(policy).perform(Call(url: server.url("/later")))
+        }
+        #expect(error.status == .serviceUnavailable)
+        #expect(server.receivedRequests.count == 1)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func stopsWaitingAtOnceWhenCancelled() async throws {
+        let later = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "20")
+        server.route("GET", "/wait", response: later)
+        let client = client(RetryPolicy(maximumAttempts: 3, deadline: .seconds(60)))
+        let task = Task { try await client.perform(Call(url: server.url("/wait"))) }
+        while server.receivedRequests.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        task.cancel()
+        let error = try await #require(throws: SluiceError.self) { try await task.value }
+        let stopped = ContinuousClock.now - start
+        #expect(error.code == .cancelled)
+        #expect(stopped < .seconds(2), "the 20-second wait ended \(stopped) after cancel()")
+        #expect(server.receivedRequests.count == 1)
+    }
+
+    @Test func drawsBackoffWithFullJitterUnderAGrowingCeiling() {
+        let low = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .seconds(1), randomFraction: { 0 })
+        let high = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .seconds(1), randomFraction: { 0.999_999 })
+        #expect(low.backoff(before: 2) == .zero)
+        #expect(high.backoff(before: 2) <= .milliseconds(100))
+        #expect(high.backoff(before: 3) > .milliseconds(199))
+        #expect(high.backoff(before: 4) > .milliseconds(399))
+        #expect(high.backoff(before: 10) <= .seconds(1))
+    }
+
+    @Test func rebuildsTheRequestForEachAttempt() async throws {
+        let built = Locked(0)
+        struct Counted: Request {
+            typealias ResponseObject = Outcome
+            var url: URL
+            var built: Locked<Int>
+            func build() throws -> URLRequest {
+                let count = built.withLock { count in
+                    count += 1
+                    return count
+                }
+                var request = URLRequest(url: url)
+                request.setValue(String(count), forHTTPHeaderField: "X-Build")
+                return request
+            }
+        }
+        let unavailable = LoopbackResponse.json(#"{"ok": false}"#, status: 502)
+        server.route("GET", "/rebuild", respond: sequence([unavailable, .json(#"{"ok": true}"#)]))
+        #expect(try await client(fast).perform(Counted(url: server.url("/rebuild"), built: built)).ok)
+        #expect(server.receivedRequests.map { $0.header("X-Build") } == ["1", "2"])
+    }
+}
