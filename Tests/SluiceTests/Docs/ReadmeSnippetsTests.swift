@@ -75,6 +75,18 @@ private enum Readme {
         return client
     }
 
+    static func production(tokens: CredentialStore) -> APIClient {
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer()
+                .retrying(RetryPolicy(maximumAttempts: 3))  // full jitter, Retry-After, idempotent methods only
+                .authenticated(by: tokens)  // one shared refresh on 401, never loops
+                .deduplicated()  // identical GETs in flight share one call
+                .logged(redacting: .default),  // Authorization and cookies hidden
+            deadline: .seconds(30)
+        )
+        return client
+    }
+
     static func stubbed() async throws -> [User] {
         let stub = StubPerformer.json(#"[{"id": 1, "name": "Ada"}]"#)
         let users = try await APIClient(requestPerformer: stub).perform(ListUsers())
@@ -98,5 +110,8 @@ private enum Readme {
         _ = try await client.perform(Readme.ListUsers())
         #expect(stub.requests.first?.value(forHTTPHeaderField: "User-Agent") == "MyApp/1.0")
         _ = Readme.composedClient()
+        _ = Readme.production(
+            tokens: CredentialStore(credential: nil, hosts: []) { _ in Credential(authorization: "x") }
+        )
     }
 }
