@@ -41,14 +41,11 @@ private struct Feed: Request {
         while server.receivedRequests.isEmpty {
             try await Task.sleep(for: .milliseconds(5))
         }
-        let start = ContinuousClock.now
         tasks[0].cancel()
         let cancelled = try await #require(throws: SluiceError.self) { try await tasks[0].value }
         #expect(cancelled.code == .cancelled)
-        #expect(
-            ContinuousClock.now - start < .milliseconds(400),
-            "the cancelled caller stopped waiting before the response"
-        )
+        // The cancelled caller has stopped waiting while the shared call, 3 s long, is still in flight.
+        #expect(performer.callsInFlight == 1)
         for task in tasks.dropFirst() {
             #expect(try await task.value == Data("the feed".utf8))
         }
