@@ -52,6 +52,10 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.ownsSession = false
     }
 
+    /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting
+    /// continuation, so zero means none is left behind.
+    public var requestsInFlight: Int { tasks.count }
+
     deinit {
         if ownsSession {
             session.invalidateAndCancel()
@@ -86,7 +90,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
             try await withCheckedThrowingContinuation { continuation in
                 if tasks.start(identifier, continuation: continuation, limit: limit) {
                     if timeout > 0, timeout.isFinite {
-                        tasks.watch(task, idleTimeout: .milliseconds(Int64((timeout * 1000).rounded(.up))))
+                        tasks.watch(task, idleTimeout: .milliseconds(Int64(min(timeout * 1000, 1e15).rounded(.up))))
                     }
                     task.resume()
                 }
@@ -110,7 +114,12 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         var response: HTTPURLResponse?
         var failure: (any Error)?
         var lastActivity = ContinuousClock.now
+        /// The idle-timeout timer, cancelled when the task ends so that nothing outlives it.
+        var timer: (any DispatchSourceTimer)?
     }
+
+    /// The queue the idle-timeout timers fire on.
+    private let timers = DispatchQueue(label: "Sluice.NetworkRequestPerformer.timeouts")
 
     /// In-flight tasks by identifier, and identifiers cancelled before they were started.
     private let state = Locked((entries: [Int: Entry](), cancelledEarly: Set<Int>()))
@@ -130,6 +139,9 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
         return !cancelled
     }
 
+    /// The number of tasks started and not completed.
+    var count: Int { state.withLock { $0.entries.count } }
+
     /// Notes a cancellation that may come before `start`, so that the continuation is never left waiting.
     func cancel(_ identifier: Int) {
         state.withLock { state in
@@ -141,12 +153,13 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
 
     /// Fails a task with `URLError(.timedOut)` once `idleTimeout` passes without a byte of the response.
     ///
-    /// Checks when the timeout would end, and again later by the time that was left if something arrived meanwhile.
-    func watch(_ task: URLSessionTask, idleTimeout: Duration, checkAfter delay: Duration? = nil) {
+    /// A timer checks when the timeout would end, and again by the time that was left if something arrived
+    /// meanwhile. The timer is cancelled when the task ends, releasing everything it holds.
+    func watch(_ task: URLSessionTask, idleTimeout: Duration) {
         let identifier = task.taskIdentifier
-        let (seconds, attoseconds) = (delay ?? idleTimeout).components
-        let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        DispatchQueue.global().asyncAfter(deadline: .now() + wait) {
+        let timer = DispatchSource.makeTimerSource(queue: timers)
+        timer.setEventHandler { [weak self, weak task] in
+            guard let self else { return }
             let remaining = self.state.withLock { state -> Duration? in
                 guard var entry = state.entries[identifier] else { return nil }
                 let idle = ContinuousClock.now - entry.lastActivity
@@ -157,12 +170,25 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
                 state.entries[identifier] = entry
                 return .zero
             }
-            if remaining == .zero {
-                task.cancel()
-            } else if let remaining {
-                self.watch(task, idleTimeout: idleTimeout, checkAfter: remaining)
+            switch remaining {
+            case .zero?:
+                task?.cancel()
+            case let remaining?:
+                self.state.withLock { $0.entries[identifier]?.timer }?.schedule(
+                    deadline: .now() + remaining.dispatchInterval
+                )
+            case nil:
+                break
             }
         }
+        let registered = state.withLock { state -> Bool in
+            guard state.entries[identifier] != nil else { return false }
+            state.entries[identifier]?.timer = timer
+            return true
+        }
+        guard registered else { return }
+        timer.schedule(deadline: .now() + idleTimeout.dispatchInterval)
+        timer.resume()
     }
 
     func urlSession(
@@ -233,12 +259,14 @@ private final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }) else { return }
+        entry.timer?.cancel()
         resume(entry, response: entry.response ?? task.response, error: error)
     }
 
     /// Completes a task of a session whose delegate is not this table, from its completion handler.
     func finish(_ identifier: Int, body: Data, response: URLResponse?, error: (any Error)?) {
         guard var entry = state.withLock({ $0.entries.removeValue(forKey: identifier) }) else { return }
+        entry.timer?.cancel()
         if body.count > entry.limit {
             entry.failure = entry.failure ?? TaskTable.tooLarge(declared: Int64(body.count), limit: entry.limit)
         }
@@ -281,5 +309,13 @@ extension HTTPResponse {
             headers.add(value, for: Header(name))
         }
         self.init(status: HTTPStatus(code: response.statusCode), headers: headers, body: body, url: response.url)
+    }
+}
+
+extension Duration {
+    /// This duration for Dispatch, in nanoseconds.
+    fileprivate var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

@@ -33,7 +33,7 @@ public final class LoopbackServer: Sendable {
     public let baseURL: URL
 
     /// Routes, request log and counters, shared with the server's threads.
-    private let state = ServerState()
+    private let state: ServerState
 
     /// Wakes every thread of the server when it stops.
     private let stopSignal: StopSignal
@@ -43,8 +43,11 @@ public final class LoopbackServer: Sendable {
 
     /// Binds 127.0.0.1 on a port the system picks and starts accepting connections at once.
     ///
+    /// - Parameter requestLogLimit: How many requests ``receivedRequests`` keeps, the most recent; all by default.
+    ///   Set it for load tests, whose log would otherwise grow with every request.
     /// - Throws: ``LoopbackServerError`` naming the system call that failed, such as `bind` or `pthread_create`.
-    public init() throws {
+    public init(requestLogLimit: Int? = nil) throws {
+        state = ServerState(logLimit: requestLogLimit)
         stopSignal = try StopSignal()
         let (listener, port) = try Socket.listenOnLoopback(backlog: Self.listenBacklog)
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
@@ -159,6 +162,11 @@ public final class LoopbackServer: Sendable {
     /// Removes every route, so that every request gets the 404 again.
     public func removeAllRoutes() {
         state.removeAllRoutes()
+    }
+
+    /// The number of complete requests since the start, including those the log no longer keeps.
+    public var requestCount: Int {
+        state.requestCount
     }
 
     /// Empties ``receivedRequests``, for tests that check what one step of a longer scenario sent.

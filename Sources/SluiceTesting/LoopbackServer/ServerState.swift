@@ -14,8 +14,18 @@ final class ServerState: @unchecked Sendable {
     /// The registered routes.
     private var routes = RouteTable()
 
-    /// Every complete request, in arrival order.
+    /// Every complete request, in arrival order; only the most recent ones when ``logLimit`` is set.
     private var requests: [LoopbackRequest] = []
+
+    /// How many requests the log keeps, the most recent; `nil` keeps them all.
+    private let logLimit: Int?
+
+    /// Complete requests since the start, including those the log no longer keeps.
+    private var total = 0
+
+    init(logLimit: Int? = nil) {
+        self.logLimit = logLimit.map { max(0, $0) }
+    }
 
     /// Connections accepted since the start.
     private var accepted = 0
@@ -50,7 +60,18 @@ final class ServerState: @unchecked Sendable {
 
     /// Appends a complete request to the log.
     func record(_ request: LoopbackRequest) {
-        locked { requests.append(request) }
+        locked {
+            total += 1
+            requests.append(request)
+            if let logLimit, requests.count > logLimit {
+                requests.removeFirst(requests.count - logLimit)
+            }
+        }
+    }
+
+    /// Complete requests since the start, including those the log no longer keeps.
+    var requestCount: Int {
+        locked { total }
     }
 
     /// Every complete request, in arrival order.

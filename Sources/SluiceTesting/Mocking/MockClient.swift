@@ -1,0 +1,174 @@
+public import Sluice
+
+/// A ``Sluice/Client`` for tests: answers requests from stubs matched in the order they were registered, and
+/// checks afterwards that each stub was used as expected.
+///
+/// ```swift
+/// let mock = MockClient()
+/// mock.stub(GetUser.self, where: { $0.id == 42 }, .json(#"{"id": 42, "name": "Ada"}"#))
+/// mock.stub(GetUser.self, .failure(SluiceError(.status, message: "not found")))
+///
+/// let model = ProfileModel(client: mock)
+/// try await model.load(userID: 42)
+/// try mock.verify()
+/// ```
+///
+/// A stub matches by request type, by equality with a request value, or by a predicate; the first registered
+/// stub that matches answers. A request that matches none fails at once with a ``Sluice/SluiceError`` that lists
+/// the request and every stub, so a missing stub never hangs a test.
+///
+/// A mock is injected into the code under test. To share one mock (held by an app's dependency container, say)
+/// between tests that run in parallel, register stubs inside ``withScope(_:)``: they are seen only by the task
+/// that registered them and its child tasks.
+public final class MockClient: Client {
+    /// The deserializer for HTTP responses of requests that name none.
+    public let deserializer: any Deserializer
+    private let stubs = Locked<[Stub]>([])
+    private let identity = Identity()
+
+    /// What identifies this mock in a task-local scope.
+    private final class Identity: Sendable {}
+
+    /// The stubs registered inside the current task's scope of one mock.
+    private struct Scope: Sendable {
+        let mock: ObjectIdentifier
+        let stubs: Locked<[Stub]>
+    }
+
+    @TaskLocal private static var scope: Scope?
+
+    /// Creates a mock with no stubs.
+    ///
+    /// - Parameter deserializer: The deserializer for HTTP responses; a ``Sluice/JSONDeserializer`` by default.
+    public init(deserializer: any Deserializer = JSONDeserializer()) {
+        self.deserializer = deserializer
+    }
+
+    /// Runs an operation in which the stubs registered on this mock belong to the current task and its children
+    /// only.
+    ///
+    /// - Parameter operation: The operation, typically a test's body.
+    /// - Returns: What the operation returns.
+    /// - Throws: What the operation throws.
+    public func withScope<Result>(_ operation: () async throws -> Result) async rethrows -> Result {
+        let scope = Scope(mock: ObjectIdentifier(identity), stubs: Locked([]))
+        return try await MockClient.$scope.withValue(scope, operation: operation)
+    }
+
+    /// The stub table registrations and lookups use: the current scope's, or the mock's own.
+    private var table: Locked<[Stub]> {
+        if let scope = MockClient.scope, scope.mock == ObjectIdentifier(identity) {
+            return scope.stubs
+        }
+        return stubs
+    }
+
+    /// Registers a stub for every request of a type.
+    ///
+    /// - Parameters:
+    ///   - type: The request type.
+    ///   - response: The answer.
+    /// - Returns: The stub, to set how often it is expected to be used.
+    @discardableResult
+    public func stub<R: Request>(_ type: R.Type, _ response: MockResponse<R.ResponseObject>) -> Stub {
+        register(Stub(description: "any \(R.self)", matches: { $0 is R }, answer: response))
+    }
+
+    /// Registers a stub for the requests of a type that a predicate accepts.
+    ///
+    /// - Parameters:
+    ///   - type: The request type.
+    ///   - predicate: Whether a request of that type matches.
+    ///   - response: The answer.
+    /// - Returns: The stub, to set how often it is expected to be used.
+    @discardableResult
+    public func stub<R: Request>(
+        _ type: R.Type,
+        where predicate: @escaping @Sendable (R) -> Bool,
+        _ response: MockResponse<R.ResponseObject>
+    ) -> Stub {
+        register(
+            Stub(
+                description: "\(R.self) matching a predicate",
+                matches: { ($0 as? R).map(predicate) ?? false },
+                answer: response
+            )
+        )
+    }
+
+    /// Registers a stub for the requests equal to a value.
+    ///
+    /// - Parameters:
+    ///   - request: The request to match.
+    ///   - response: The answer.
+    /// - Returns: The stub, to set how often it is expected to be used.
+    @discardableResult
+    public func stub<R: Request & Equatable>(matching request: R, _ response: MockResponse<R.ResponseObject>) -> Stub {
+        register(
+            Stub(description: "\(request)", matches: { ($0 as? R) == request }, answer: response)
+        )
+    }
+
+    private func register(_ stub: Stub) -> Stub {
+        table.withLock { $0.append(stub) }
+        return stub
+    }
+
+    /// The stubs registered in the current scope, or on the mock outside any scope, in order.
+    public var registeredStubs: [Stub] { table.withLock { $0 } }
+
+    /// Answers a request from the first stub that matches.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The stub's response object, or the one its HTTP response decodes to.
+    /// - Throws: ``Sluice/SluiceError``: the stub's error, one from the request's own stages, or one listing the
+    ///   stubs when none matches.
+    public func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
+        let candidates = table.withLock { $0 }
+        guard let stub = candidates.first(where: { $0.matches(request) }) else {
+            let listing =
+                candidates.isEmpty
+                ? "no stubs are registered"
+                : "the stubs are:\n"
+                    + candidates.enumerated().map { "  \($0.offset + 1). \($0.element.description)" }
+                    .joined(separator: "\n")
+            throw SluiceError(
+                .transport,
+                message: "MockClient has no stub for \(R.self): \(request); \(listing)",
+                request: try? request.build()
+            )
+        }
+        stub.recordCall()
+        guard let answer = stub.answer as? MockResponse<R.ResponseObject> else {
+            throw SluiceError(.transport, message: "the stub for \(stub.description) answers another type")
+        }
+        if answer.delay > .zero {
+            do {
+                try await Task.sleep(for: answer.delay)
+            } catch {
+                throw SluiceError(.cancelled, stage: .transport, underlyingError: error)
+            }
+        }
+        switch answer.content {
+        case .value(let make):
+            return make()
+        case .failure(let error):
+            throw error
+        case .http(let response):
+            // The real pipeline, with a performer that answers with this response.
+            let client = APIClient(requestPerformer: StubPerformer(always: response), deserializer: deserializer)
+            return try await client.perform(request)
+        }
+    }
+
+    /// Checks that every stub was used as expected: as many times as set with ``Stub/expect(calls:)``, or at least
+    /// once.
+    ///
+    /// - Throws: ``MockVerificationError`` listing every stub that was not.
+    public func verify() throws(MockVerificationError) {
+        let failures = registeredStubs.compactMap(\.unmetExpectation)
+        guard failures.isEmpty else {
+            throw MockVerificationError(failures: failures)
+        }
+    }
+}

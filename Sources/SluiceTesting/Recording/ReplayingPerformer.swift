@@ -1,0 +1,90 @@
+public import Sluice
+
+/// A performer that answers requests from the fixtures a ``RecordingPerformer`` wrote, without a network.
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
+/// ```
+///
+/// A request matches a fixture with the same method and URL (compared after the same redaction, since the file
+/// holds the redacted URL). Fixtures recorded for the same method and URL answer in the order they were recorded,
+/// and the last one answers again after that. A request without a fixture fails at once with an error that lists
+/// the fixtures there are.
+public final class ReplayingPerformer: RequestPerformer {
+    /// The directory the fixtures were read from.
+    public let directory: URL
+    private let redaction: Redaction
+    private let fixtures: [String: [Fixture]]
+    private let served = Locked<[String: Int]>([:])
+
+    /// Loads the fixtures of a directory.
+    ///
+    /// - Parameters:
+    ///   - directory: The directory a ``RecordingPerformer`` wrote to.
+    ///   - redaction: The redaction the recording used; ``Sluice/Redaction/default`` by default.
+    /// - Throws: An error naming the file that cannot be read or decoded.
+    public init(directory: URL, redaction: Redaction = .default) throws {
+        self.directory = directory
+        self.redaction = redaction
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".json") }
+            .sorted()
+        var fixtures: [String: [Fixture]] = [:]
+        for name in names {
+            let file = directory.appendingPathComponent(name)
+            let fixture: Fixture
+            do {
+                fixture = try JSONDocumentDecoder().decode(Fixture.self, from: Data(contentsOf: file))
+            } catch {
+                throw ReplayError("the fixture \(name) cannot be read: \(error)")
+            }
+            fixtures[ReplayingPerformer.key(fixture.method, fixture.url), default: []].append(fixture)
+        }
+        self.fixtures = fixtures
+    }
+
+    private static func key(_ method: String, _ url: String) -> String {
+        "\(method) \(url)"
+    }
+
+    /// Answers a request with its recorded response.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The recorded status, headers and body.
+    /// - Throws: ``ReplayError`` when no fixture was recorded for the request's method and URL.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let key = ReplayingPerformer.key(request.httpMethod ?? "GET", redaction.url(request.url))
+        guard let recorded = fixtures[key], !recorded.isEmpty else {
+            let known = fixtures.keys.sorted().map { "  \($0)" }.joined(separator: "\n")
+            throw ReplayError(
+                "no fixture in \(directory.path) for \(key); the fixtures are for:\n"
+                    + (known.isEmpty ? "  (none)" : known)
+            )
+        }
+        let index = served.withLock { served in
+            defer { served[key, default: 0] += 1 }
+            return min(served[key, default: 0], recorded.count - 1)
+        }
+        let fixture = recorded[index]
+        var headers = HTTPHeaders()
+        for (name, value) in fixture.response.headers.sorted(by: { $0.key < $1.key }) {
+            headers.add(value, for: Header(name))
+        }
+        return HTTPResponse(
+            status: HTTPStatus(code: fixture.status),
+            headers: headers,
+            body: fixture.response.data,
+            url: request.url
+        )
+    }
+}
+
+/// A request a ``ReplayingPerformer`` has no fixture for, or a fixture it cannot read.
+public struct ReplayError: Error, Sendable, CustomStringConvertible {
+    /// What is missing or wrong.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+/// Sluice under load, against the loopback server: many requests at once, every kind of outcome, and no memory or
+/// task left behind.
+@Suite(.serialized) struct SoakTests {
+    /// What one request of the soak does, chosen by its number.
+    enum Kind: CaseIterable {
+        case success, serverError, slow, dropped, cancelled
+
+        init(_ number: Int) {
+            switch number % 10 {
+            case 0...5: self = .success
+            case 6: self = .serverError
+            case 7: self = .slow
+            case 8: self = .dropped
+            default: self = .cancelled
+            }
+        }
+    }
+
+    struct Numbered: Decodable, Sendable {
+        var n: Int
+    }
+
+    struct Call: Request {
+        typealias ResponseObject = Numbered
+        var url: URL
+        func build() throws -> URLRequest { URLRequest(url: url) }
+    }
+
+    /// How one request ended: its value, or its error's code.
+    enum Ending: Equatable {
+        case value(Int)
+        case failure(SluiceError.Code)
+    }
+
+    static func install(on server: LoopbackServer) {
+        server.route("GET", "/ok/*") { request in
+            .json(#"{"n": \#(request.path.split(separator: "/").last ?? "-1")}"#)
+        }
+        server.route("GET", "/fail/*", response: .json(#"{"error": "boom"}"#, status: 500))
+        server.route("GET", "/slow/*") { request in
+            LoopbackResponse.json(#"{"n": \#(request.path.split(separator: "/").last ?? "-1")}"#)
+                .delayed(by: .milliseconds(150))
+        }
+        server.route("GET", "/drop/*", response: LoopbackResponse(fault: .closeWithoutResponse))
+        server.route("GET", "/hang/*", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(30)))
+    }
+
+    static func url(for number: Int, on server: LoopbackServer) -> URL {
+        switch Kind(number) {
+        case .success: server.url("/ok/\(number)")
+        case .serverError: server.url("/fail/\(number)")
+        case .slow: server.url("/slow/\(number)")
+        case .dropped: server.url("/drop/\(number)")
+        case .cancelled: server.url("/hang/\(number)")
+        }
+    }
+
+    static func expected(for number: Int) -> Ending {
+        switch Kind(number) {
+        case .success, .slow: .value(number)
+        case .serverError: .failure(.status)
+        case .dropped: .failure(.transport)
+        case .cancelled: .failure(.cancelled)
+        }
+    }
+
+    /// Runs requests `range` through `client`, `width` at a time, and records how each ended, once.
+    static func run(
+        _ range: Range<Int>,
+        width: Int,
+        client: APIClient,
+        server: LoopbackServer,
+        endings: Locked<[Int: Ending]>
+    ) async {
+        await withTaskGroup(of: Void.self) { group in
+            var next = range.lowerBound
+            func add() {
+                let number = next
+                next += 1
+                group.addTask {
+                    let ending: Ending
+                    let call = Call(url: url(for: number, on: server))
+                    if Kind(number) == .cancelled {
+                        let task = Task { try await client.perform(call) }
+                        try? await Task.sleep(for: .milliseconds(20))
+                        task.cancel()
+                        do {
+                            ending = .value(try await task.value.n)
+                        } catch let error as SluiceError {
+                            ending = .failure(error.code)
+                        } catch {
+                            ending = .failure(.transport)
+                        }
+                    } else {
+                        do throws(SluiceError) {
+                            ending = .value(try await client.perform(call).n)
+                        } catch {
+                            ending = .failure(error.code)
+                        }
+                    }
+                    endings.withLock { endings in
+                        precondition(endings[number] == nil, "request \(number) ended twice")
+                        endings[number] = ending
+                    }
+                }
+            }
+            for _ in 0..<min(width, range.count) {
+                add()
+            }
+            while await group.next() != nil {
+                if next < range.upperBound {
+                    add()
+                }
+            }
+        }
+    }
+
+    /// The resident memory of this process, from `/proc/self/statm`; `nil` where there is none.
+    static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    @Test func tenThousandRequestsSixtyFourAtATime() async throws {
+        let server = try LoopbackServer(requestLogLimit: 100)
+        Self.install(on: server)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        let performer = NetworkRequestPerformer(configuration: configuration)
+        let client = APIClient(requestPerformer: performer)
+
+        let warmUp = Locked<[Int: Ending]>([:])
+        await Self.run(0..<2_000, width: 64, client: client, server: server, endings: warmUp)
+        let afterWarmUp = Self.residentBytes()
+
+        let endings = Locked<[Int: Ending]>([:])
+        let start = ContinuousClock.now
+        await Self.run(0..<10_000, width: 64, client: client, server: server, endings: endings)
+        let elapsed = ContinuousClock.now - start
+        let afterRun = Self.residentBytes()
+
+        let results = endings.withLock { $0 }
+        #expect(results.count == 10_000, "every request ended")
+        var wrong: [String] = []
+        var byKind: [String: Int] = [:]
+        for number in 0..<10_000 {
+            let ending = results[number]
+            if ending != Self.expected(for: number) {
+                wrong.append("\(number): expected \(Self.expected(for: number)), got \(String(describing: ending))")
+            }
+            switch ending {
+            case .value?: byKind["success", default: 0] += 1
+            case .failure(let code)?: byKind["\(code)", default: 0] += 1
+            case nil: byKind["missing", default: 0] += 1
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) requests ended wrongly, first: \(wrong.prefix(5))")
+        #expect(performer.requestsInFlight == 0)
+        // libcurl sends a request again on a new connection when a reused one closes without an answer.
+        #expect(server.requestCount >= 12_000)
+        if let afterWarmUp, let afterRun {
+            let growth = Double(afterRun - afterWarmUp) / Double(afterWarmUp)
+            #expect(growth <= 0.10, "resident memory grew from \(afterWarmUp) to \(afterRun) bytes")
+            print(
+                "soak: 10,000 requests at 64 concurrent in \(elapsed): \(byKind.sorted { $0.key < $1.key }); "
+                    + "resident memory \(afterWarmUp / 1_048_576) MiB after warm-up, \(afterRun / 1_048_576) MiB after"
+            )
+        }
+    }
+
+    @Test func leavesNoTaskContinuationOrConnectionBehindACancelledRequest() async throws {
+        let server = try LoopbackServer()
+        Self.install(on: server)
+        let base = NetworkRequestPerformer()
+        let deduplicated = base.retrying(RetryPolicy(baseDelay: .milliseconds(1))).deduplicated()
+        let client = APIClient(requestPerformer: deduplicated, deadline: .seconds(60))
+        let tasks = (0..<8).map { number in
+            Task { try await client.perform(Call(url: server.url("/hang/\(number % 2)"))) }
+        }
+        while server.receivedRequests.count < 2 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(base.requestsInFlight == 2)
+        #expect(deduplicated.callsInFlight == 2)
+        for task in tasks {
+            task.cancel()
+        }
+        for task in tasks {
+            let error = try await #require(throws: SluiceError.self) { try await task.value }
+            #expect(error.code == .cancelled)
+        }
+        // Every URLSession task has completed, every continuation was resumed, every shared call has ended and the
+        // server has seen every connection close.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while base.requestsInFlight + deduplicated.callsInFlight + server.openConnections > 0,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(base.requestsInFlight == 0)
+        #expect(deduplicated.callsInFlight == 0)
+        #expect(server.openConnections == 0)
+    }
+}

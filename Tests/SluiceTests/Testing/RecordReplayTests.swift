@@ -1,0 +1,98 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+@Suite struct RecordReplayTests {
+    struct Login: Request {
+        typealias ResponseObject = JSON
+        var url: URL
+        func build() throws -> URLRequest {
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue("Bearer s3cr3t", forHTTPHeaderField: "Authorization")
+            request.httpBody = Data(#"{"user": "ada", "password": "s3cr3t"}"#.utf8)
+            return request
+        }
+    }
+
+    struct Fetch: Request {
+        typealias ResponseObject = Data
+        var url: URL
+        func build() throws -> URLRequest { URLRequest(url: url) }
+    }
+
+    @Test func recordsExchangesWithoutSecretsAndReplaysThemOffline() async throws {
+        let server = try LoopbackServer()
+        server.route("POST", "/login") { _ in
+            LoopbackResponse.json(#"{"token": "s3cr3t", "user": "ada"}"#).addingHeader("Set-Cookie", "id=s3cr3t")
+        }
+        let counter = Locked(0)
+        server.route("GET", "/counter") { _ in
+            let call = counter.withLock { count in
+                count += 1
+                return count
+            }
+            return .text("call \(call)")
+        }
+        server.route("GET", "/logo", response: LoopbackResponse(body: Data([0xFF, 0x00, 0xFE])))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-fixtures-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let redaction = Redaction.default.adding(jsonKeys: ["password", "token"])
+
+        let recording = APIClient(
+            requestPerformer: RecordingPerformer(
+                base: NetworkRequestPerformer(),
+                directory: directory,
+                redaction: redaction
+            )
+        )
+        let live = try await recording.perform(Login(url: server.url("/login")))
+        #expect(live["token"]?.string == "s3cr3t")
+        #expect(try await recording.perform(Fetch(url: server.url("/counter"))) == Data("call 1".utf8))
+        #expect(try await recording.perform(Fetch(url: server.url("/counter"))) == Data("call 2".utf8))
+        #expect(try await recording.perform(Fetch(url: server.url("/logo"))) == Data([0xFF, 0x00, 0xFE]))
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(files.count == 4)
+        #expect(files.first == "0001-POST-login.json")
+        let contents = try files.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
+        #expect(contents.allSatisfy { !$0.contains("s3cr3t") }, "\(contents)")
+        #expect(contents[0].contains("\"Authorization\" : \"<redacted>\""))
+        #expect(contents[0].contains(#"\"password\":\"<redacted>\""#))
+
+        server.stop()
+        let replay = APIClient(requestPerformer: try ReplayingPerformer(directory: directory, redaction: redaction))
+        let replayed = try await replay.perform(Login(url: server.url("/login")))
+        #expect(replayed["user"]?.string == "ada")
+        #expect(replayed["token"]?.string == "<redacted>")
+        #expect(try await replay.perform(Fetch(url: server.url("/counter"))) == Data("call 1".utf8))
+        #expect(try await replay.perform(Fetch(url: server.url("/counter"))) == Data("call 2".utf8))
+        #expect(try await replay.perform(Fetch(url: server.url("/counter"))) == Data("call 2".utf8))
+        #expect(try await replay.perform(Fetch(url: server.url("/logo"))) == Data([0xFF, 0x00, 0xFE]))
+
+        let missing = try await #require(throws: SluiceError.self) {
+            try await replay.perform(Fetch(url: server.url("/unknown")))
+        }
+        #expect(missing.code == .transport)
+        #expect(
+            missing.message.contains("no fixture in \(directory.path) for GET http://127.0.0.1:\(server.port)/unknown")
+        )
+        #expect(missing.message.contains("GET http://127.0.0.1:\(server.port)/counter"))
+    }
+
+    @Test func refusesAnUnreadableFixture() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("{not json".utf8).write(to: directory.appendingPathComponent("0001-GET-x.json"))
+        let error = try #require(throws: ReplayError.self) { try ReplayingPerformer(directory: directory) }
+        #expect(
+            error.description.hasPrefix(
+                "the fixture 0001-GET-x.json cannot be read: error: invalid JSON at line 1, column 2"
+            )
+        )
+    }
+}
