@@ -88,8 +88,10 @@ private enum Readme {
     }
 
     static func stubbed() async throws -> [User] {
-        let stub = StubPerformer.json(#"[{"id": 1, "name": "Ada"}]"#)
-        let users = try await APIClient(requestPerformer: stub).perform(ListUsers())
+        let mock = MockClient()
+        mock.stub(ListUsers.self, .json(#"[{"id": 1, "name": "Ada"}]"#))
+        let users = try await mock.perform(ListUsers())
+        try mock.verify()
         return users
     }
 }

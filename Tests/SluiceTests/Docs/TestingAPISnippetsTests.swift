@@ -1,0 +1,122 @@
+// swift-format-ignore-file: NeverForceUnwrap
+
+// The snippets of SluiceTesting's documentation comments, verbatim, inside declarations that give them the types
+// they name.
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+/// Namespaced, so that the snippets' type names do not meet the other tests'.
+enum TestingAPISnippets {
+    struct User: Decodable, Sendable {
+        let id: Int
+        let name: String
+    }
+
+    struct GetUser: Request {
+        typealias ResponseObject = User
+        let id: Int
+        func build() throws -> URLRequest { URLRequest(url: URL(string: "https://api.example.com/users/\(id)")!) }
+    }
+
+    struct ListUsers: Request {
+        typealias ResponseObject = [User]
+        func build() throws -> URLRequest { URLRequest(url: URL(string: "https://api.example.com/users")!) }
+    }
+
+    /// The model the MockClient documentation tests.
+    struct ProfileModel {
+        let client: any Client
+        func load(userID: Int) async throws {
+            _ = try await client.perform(GetUser(id: userID))
+        }
+    }
+
+    struct Account: Decodable, Sendable {
+        let name: String
+    }
+
+    enum AccountsAPI: APIDefinition, Equatable {
+        case details
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "/account" }
+        var method: HTTPMethod { .GET }
+    }
+
+    struct Following: EndpointDefinition {
+        typealias Response = ArrayResponse<Member>
+        static let path = "/following"
+        var method: HTTPMethod { .get }
+    }
+
+    struct Member: Decodable, Sendable {
+        let id: Int
+        let login: String
+    }
+
+    @Suite struct Tests {
+        @Test func stubPerformer() async throws {
+            let stub = StubPerformer.json(#"[{"id": 1, "name": "Ada"}]"#)
+            let client = APIClient(requestPerformer: stub)
+            let users = try await client.perform(ListUsers())
+            #expect(stub.requests.first?.url?.path == "/users")
+            _ = users
+        }
+
+        @Test func mockClient() async throws {
+            let mock = MockClient()
+            mock.stub(GetUser.self, where: { $0.id == 42 }, .json(#"{"id": 42, "name": "Ada"}"#))
+            mock.stub(GetUser.self, .failure(SluiceError(.status, message: "not found")))
+
+            let model = ProfileModel(client: mock)
+            try await model.load(userID: 42)
+            _ = try? await mock.perform(GetUser(id: 1))
+            try mock.verify()
+        }
+
+        @Test func mockResponses() async throws {
+            let mock = MockClient()
+            mock.stub(GetUser.self, .value(User(id: 1, name: "Ada")))
+            mock.stub(GetUser.self, .json(#"{"id": 1, "name": "Ada"}"#))  // decoded by the request itself
+            mock.stub(GetUser.self, .json(#"{"message": "gone"}"#, status: 410))  // a status error with its error body
+            mock.stub(GetUser.self, .failure(SluiceError(.timedOut)))
+            #expect(try await mock.perform(GetUser(id: 1)).name == "Ada")
+        }
+
+        @Test func mockDialects() async throws {
+            let mock = MockClient()
+            mock.stub(AccountsAPI.self, expecting: Account.self, where: { $0 == .details }, .json(#"{"name": "Ada"}"#))
+            let repository = Repository(
+                client: mock,
+                server: Server([.production: URL(string: "https://api.example.com")!])
+            )
+            mock.stub(Following.self, .json(#"[{"id": 1, "login": "ada"}]"#))
+            #expect(try await mock.perform(AccountsAPI.details, expecting: Account.self).name == "Ada")
+            #expect(try await repository.perform(Following()).map(\.login) == ["ada"])
+        }
+
+        @Test func recordingAndReplaying() throws {
+            let fixtures = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sluice-doc-\(UUID().uuidString)"
+            )
+            try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: fixtures) }
+            let recorder = RecordingPerformer(base: NetworkRequestPerformer(), directory: fixtures)
+            let client = APIClient(requestPerformer: recorder)
+            let replaying = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
+            _ = (client, replaying)
+        }
+
+        @Test func loopbackServer() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.route("GET", "/users", response: .json(#"[{"id":1}]"#))
+            let (data, _) = try await URLSession.shared.data(from: server.url("/users?page=2"))
+            #expect(server.receivedRequests.first?.queryItems == [URLQueryItem(name: "page", value: "2")])
+            _ = data
+            server.route("/slow", response: .text("late").delayed(by: .seconds(2)))
+            server.route("/flaky", response: .text("lost").injecting(.closeMidBody(afterBytes: 2)))
+        }
+    }
+}
