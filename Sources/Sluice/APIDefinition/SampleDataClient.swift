@@ -66,14 +66,7 @@ public struct SampleDataClient: Client {
                 request: try? request.build()
             )
         }
-        let urlRequest: URLRequest
-        do {
-            urlRequest = try request.build()
-        } catch let error as SluiceError {
-            throw error
-        } catch {
-            throw SluiceError(.build, underlyingError: error)
-        }
+        let urlRequest = try request.buildStage()
         if behavior.delay > .zero {
             do {
                 try await Task.sleep(for: behavior.delay)

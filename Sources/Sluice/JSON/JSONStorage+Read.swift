@@ -145,21 +145,7 @@ extension JSONStorage {
             }
             index += 1
         }
-        if index < text.count {
-            index += 1
-            var exponentNegative = false
-            if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
-                exponentNegative = text[index] == UInt8(ascii: "-")
-                index += 1
-            }
-            var exponent = 0
-            while index < text.count {
-                // Any exponent this large makes the value zero, an overflow or a fraction.
-                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
-                index += 1
-            }
-            scale += exponentNegative ? -exponent : exponent
-        }
+        scale += JSONStorage.exponent(text, from: index)
         while let last = digits.last, last == 0, scale < 0 {
             digits.removeLast()
             scale += 1
@@ -180,6 +166,27 @@ extension JSONStorage {
             magnitude = times
         }
         return (negative, magnitude)
+    }
+
+    /// The exponent of a validated number's text, read from the `e` or `E` at `index` (0 when the text ends there).
+    ///
+    /// An exponent beyond 100,000 counts as 100,000: any such power makes the value zero, infinite or, for an integer,
+    /// out of range.
+    @inline(__always)
+    static func exponent(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < text.count else { return 0 }
+        var index = start + 1
+        var negative = false
+        if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
+            negative = text[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var exponent = 0
+        while index < text.count {
+            exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+            index += 1
+        }
+        return negative ? -exponent : exponent
     }
 
     /// The nearest `Double` to a number entry, correctly rounded; a magnitude too large is infinite.
@@ -225,21 +232,7 @@ extension JSONStorage {
             }
         }
         // Exponent.
-        if index < text.count {
-            index += 1
-            var exponentNegative = false
-            if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
-                exponentNegative = text[index] == UInt8(ascii: "-")
-                index += 1
-            }
-            var exponent = 0
-            while index < text.count {
-                // Any exponent this large makes the value zero or infinite.
-                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
-                index += 1
-            }
-            scale += exponentNegative ? -exponent : exponent
-        }
+        scale += JSONStorage.exponent(text, from: index)
         if mantissa == 0 {
             return negative ? -0.0 : 0.0
         }

@@ -90,14 +90,7 @@ public struct APIClient: Client {
         let start = clock.now
         var mark = start
 
-        let urlRequest: URLRequest
-        do {
-            urlRequest = try request.build()
-        } catch let error as SluiceError {
-            throw error
-        } catch {
-            throw SluiceError(.build, underlyingError: error)
-        }
+        let urlRequest = try request.buildStage()
         exchange.request = urlRequest
         exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
         var now = clock.now

@@ -1,4 +1,16 @@
 extension Request {
+    /// The build stage as a client runs it: the request's ``build()``, with a failure wrapped as
+    /// ``SluiceError/Code/build``.
+    func buildStage() throws(SluiceError) -> URLRequest {
+        do {
+            return try build()
+        } catch let error as SluiceError {
+            throw error
+        } catch {
+            throw SluiceError(.build, underlyingError: error)
+        }
+    }
+
     /// Runs the response stages on a body, with no network.
     ///
     /// The stages are those a client runs on a successful response's body: deserialize, parse with

@@ -148,14 +148,8 @@ import Testing
     /// Random decimal texts of every length and exponent, read by Sluice and by the C library: all must agree
     /// to the bit.
     @Test func agreesWithTheCLibraryOnRandomNumbers() throws {
-        var state: UInt64 = 0x5EED
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
+        var generator = SplitMix64(seed: 0x5EED)
+        func next() -> UInt64 { generator.next() }
         var texts: [String] = []
         for _ in 0..<20_000 {
             let digits = 1 + Int(next() % 22)

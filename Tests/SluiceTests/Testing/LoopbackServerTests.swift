@@ -835,20 +835,3 @@ private final class RawClient {
 private func sendToSocket(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, _ flags: Int32) -> Int {
     send(descriptor, bytes.baseAddress, bytes.count, flags)
 }
-
-/// A small, seedable pseudo-random generator, so that the fuzz test is reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}

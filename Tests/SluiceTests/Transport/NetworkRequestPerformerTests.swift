@@ -158,19 +158,19 @@ import Testing
     }
 
     @Test func keepsASlowButSteadyResponseAlive() async throws {
-        // The whole response takes about 1.8 s to arrive, 25 bytes every 300 ms: longer than the timeout, but never
-        // idle for that long.
+        // The whole response takes about 2.4 s to arrive, 25 bytes every 400 ms: longer than the 2 s timeout, but
+        // never idle for long; the margin allows for a slow machine or a sanitizer.
         let body = Data(String(repeating: "0123456789", count: 10).utf8)
         server.route(
             "GET",
             "/drip",
-            response: LoopbackResponse(body: body, fault: .drip(bytes: 25, every: .milliseconds(300)))
+            response: LoopbackResponse(body: body, fault: .drip(bytes: 25, every: .milliseconds(400)))
         )
         var raw = Raw(url: server.url("/drip"))
-        raw.timeout = 1
+        raw.timeout = 2
         let start = ContinuousClock.now
         #expect(try await APIClient(requestPerformer: performer).perform(raw) == body)
-        #expect(ContinuousClock.now - start > .seconds(1))
+        #expect(ContinuousClock.now - start > .seconds(2))
     }
 
     @Test func cancelsTheURLSessionTaskWhenTheCallerIsCancelled() async throws {
