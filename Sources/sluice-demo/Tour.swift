@@ -56,6 +56,9 @@ struct Tour {
             try await body()
         } catch {
             print(error.localizedDescription.split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+            if let error = error as? SluiceError {
+                print("   stages: \(error.metrics)")
+            }
         }
         print()
     }

@@ -109,6 +109,19 @@ public struct JSONError: Error, Sendable, Hashable {
         }
     }
 
+    /// How a character outside ASCII is named in a message: `'é' (U+00E9)`, or only `U+00A0` when it does not show
+    /// (spaces, controls, format characters).
+    static func describe(scalar: Unicode.Scalar) -> String {
+        let codePoint = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+        switch scalar.properties.generalCategory {
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator, .control, .format, .surrogate, .privateUse,
+            .unassigned, .nonspacingMark, .enclosingMark, .spacingMark:
+            return codePoint
+        default:
+            return "'\(scalar)' (\(codePoint))"
+        }
+    }
+
     /// How a byte of the input is named in a message: `'x'`, or `byte 0x01` when it is not printable ASCII.
     static func describe(byte: UInt8) -> String {
         switch byte {

@@ -94,7 +94,15 @@ struct JSONParser {
     }
 
     private func found(_ offset: Int) -> String {
-        offset >= count ? "end of input" : JSONError.describe(byte: bytes[offset])
+        guard offset < count else { return "end of input" }
+        let byte = bytes[offset]
+        guard byte >= 0x80 else { return JSONError.describe(byte: byte) }
+        // A character outside ASCII is named by its code point, when the bytes there are valid UTF-8.
+        let sequence = UnsafeBufferPointer(start: bytes + offset, count: min(4, count - offset))
+        var decoder = UTF8()
+        var iterator = sequence.makeIterator()
+        guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return JSONError.describe(byte: byte) }
+        return JSONError.describe(scalar: scalar)
     }
 
     private func unexpected(_ expected: String, at offset: Int) -> Failure {

@@ -69,6 +69,7 @@ public struct APIClient: Client {
             var failure = error.adding(request: exchange.request, response: exchange.response)
             failure.attempts = context.attempts
             failure.attemptFailures = context.failures
+            failure.metrics = exchange.metrics
             finish(context, exchange, error: failure)
             throw failure
         }
@@ -113,6 +114,7 @@ public struct APIClient: Client {
                 }
             }
         } catch {
+            exchange.metrics.transport = clock.now - mark
             throw APIClient.transportError(error, request: urlRequest)
         }
         exchange.response = httpResponse
@@ -131,15 +133,20 @@ public struct APIClient: Client {
         }
 
         var stageMetrics: PipelineMetrics? = exchange.metrics
+        defer { exchange.metrics = stageMetrics ?? exchange.metrics }
         let value = try request.runResponseStages(
             body: httpResponse.body,
             deserializer: deserializer,
             metrics: &stageMetrics
         )
-        exchange.metrics = stageMetrics ?? exchange.metrics
-        let deserialized = exchange.metrics.build + exchange.metrics.transport + exchange.metrics.deserialize
+        let deserialized = stageMetrics.map { $0.build + $0.transport + $0.deserialize } ?? .zero
         try checkDeadline(start: start, stage: deadline.map { deserialized > $0 } == true ? .deserialize : .parse)
-        return ClientResponse(value: value, request: urlRequest, http: httpResponse, metrics: exchange.metrics)
+        return ClientResponse(
+            value: value,
+            request: urlRequest,
+            http: httpResponse,
+            metrics: stageMetrics ?? exchange.metrics
+        )
     }
 
     /// Sends the observers registered for the request its finish event.

@@ -44,13 +44,22 @@ extension Request {
         }
         let clock = ContinuousClock()
         let start = metrics == nil ? nil : clock.now
+        var parsed: ContinuousClock.Instant?
+        // Timed whether the stages succeed or fail, so that an error reports how long the failing stage ran.
+        defer {
+            if let start {
+                let end = clock.now
+                metrics?.deserialize = (parsed ?? end) - start
+                metrics?.parse = parsed.map { end - $0 } ?? .zero
+            }
+        }
         let object: Any
         do {
             object = try (deserializer ?? clientDeserializer).deserialize(body)
         } catch {
             throw SluiceError(.deserialize, underlyingError: error)
         }
-        let parsed = metrics == nil ? nil : clock.now
+        parsed = start == nil ? nil : clock.now
         let value: ResponseObject
         do {
             value = try parse(ResponseParser.parse(object))
@@ -61,10 +70,6 @@ extension Request {
             throw SluiceError(.deserialize, underlyingError: error)
         } catch {
             throw SluiceError(.parse, underlyingError: error)
-        }
-        if let start, let parsed {
-            metrics?.deserialize = parsed - start
-            metrics?.parse = clock.now - parsed
         }
         return value
     }

@@ -117,6 +117,10 @@ public struct SluiceError: Error, Sendable {
     public internal(set) var attempts = 1
     /// Why each attempt before the last failed, in order, when a retrying performer tried again.
     public internal(set) var attemptFailures: [String] = []
+    /// How long each stage ran until the failure, the failing stage included, and the bytes sent and received.
+    ///
+    /// Filled in by ``APIClient``; zero for stages that did not run.
+    public internal(set) var metrics = PipelineMetrics()
 
     /// Creates an error.
     ///

@@ -28,6 +28,7 @@ import Testing
         ("integer beyond 64 bits", "123456789012345678901234567890"),
         ("long string crossing word boundaries", "\"" + String(repeating: "abcdefg", count: 20) + "\""),
         ("DEL is not a control character", "\"\u{7F}\""),
+        ("escaped NUL", #""a\u0000b""#),
     ]
 
     @Test(arguments: accepted)
@@ -132,7 +133,32 @@ import Testing
             "mismatched closer", Array("[1}".utf8), .unexpectedCharacter, 2,
             "expected ',' or ']' after an array element, found '}'"
         ),
+        ("letter outside ASCII", Array("[é]".utf8), .unexpectedCharacter, 1, "expected a value, found 'é' (U+00E9)"),
+        (
+            "invalid byte outside a string", [0x5B, 0xFF, 0x5D], .unexpectedCharacter, 1,
+            "expected a value, found byte 0xFF"
+        ),
         ("NUL byte", [0x5B, 0x00, 0x5D], .unexpectedCharacter, 1, "expected a value, found byte 0x00"),
+        (
+            "form feed between tokens", Array("[1,\u{0C}2]".utf8), .unexpectedCharacter, 3,
+            "expected a value, found byte 0x0C"
+        ),
+        (
+            "vertical tab between tokens", Array("[1\u{0B},2]".utf8), .unexpectedCharacter, 2,
+            "expected ',' or ']' after an array element, found byte 0x0B"
+        ),
+        (
+            "no-break space between tokens", Array("[1,\u{A0}2]".utf8), .unexpectedCharacter, 3,
+            "expected a value, found U+00A0"
+        ),
+        (
+            "escape at end of input", Array(#""ab\"#.utf8), .unexpectedEnd, 3,
+            "unterminated escape sequence at end of input"
+        ),
+        (
+            "unicode escape at end of input", Array(#""\u12"#.utf8), .unexpectedEnd, 5,
+            "expected 4 hexadecimal digits after '\\u', found end of input"
+        ),
     ]
 
     @Test(arguments: rejected)

@@ -93,6 +93,10 @@ import Testing
         }
         #expect(error.code == .deserialize)
         #expect(error.jsonError?.line == 2)
+        // The stages that ran are timed, the failing one included; the parse stage never started.
+        #expect(error.metrics.deserialize > .zero)
+        #expect(error.metrics.parse == .zero)
+        #expect(error.metrics.responseBodyBytes == 29)
         #expect(
             error.description == """
                 error: invalid JSON in the response body: expected a string key, found '}'
@@ -113,6 +117,8 @@ import Testing
         }
         #expect(error.code == .parse)
         #expect(error.jsonPath == "$[1].id")
+        #expect(error.metrics.deserialize > .zero)
+        #expect(error.metrics.parse > .zero)
         #expect(error.underlyingError is DecodingError)
         #expect(
             error.description == """
@@ -186,11 +192,17 @@ import Testing
             return jsonResponse("[]")
         }
         let task = Task { try await APIClient(requestPerformer: stub).perform(ListUsers()) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Cancelled once the request has reached the performer, so that the transport stage is the one cancelled.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while stub.requests.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(stub.requests.count == 1)
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)
         #expect(error.stage == .transport)
+        #expect(error.metrics.transport > .zero)
         #expect(error.message == "the request was cancelled during the transport stage")
     }
 
