@@ -3,11 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "Sluice",
+    // The point releases from which a key path describes itself (`\Params.id`): build errors name the field.
     platforms: [
-        .macOS(.v13),
-        .iOS(.v16),
-        .tvOS(.v16),
-        .watchOS(.v9),
+        .macOS("13.3"),
+        .iOS("16.4"),
+        .tvOS("16.4"),
+        .watchOS("9.4"),
     ],
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),

@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "SluiceBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS("13.3")],
     dependencies: [
         .package(name: "Sluice", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),

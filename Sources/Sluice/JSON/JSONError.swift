@@ -83,9 +83,16 @@ public struct JSONError: Error, Sendable, Hashable {
         self.offset = offset
         var line = 1
         var lineStart = 0
-        for index in 0..<offset where input[index] == UInt8(ascii: "\n") {
-            line += 1
-            lineStart = index + 1
+        // A line ends at a line feed, a carriage return, or the pair of them, which counts once.
+        for index in 0..<offset {
+            let byte = input[index]
+            let endsLine =
+                byte == UInt8(ascii: "\n")
+                || (byte == UInt8(ascii: "\r") && (index + 1 == input.count || input[index + 1] != UInt8(ascii: "\n")))
+            if endsLine {
+                line += 1
+                lineStart = index + 1
+            }
         }
         var lineEnd = offset
         while lineEnd < input.count, input[lineEnd] != UInt8(ascii: "\n"), input[lineEnd] != UInt8(ascii: "\r") {

@@ -28,20 +28,23 @@ struct JSONParser {
         maximumDepth: Int,
         maximumSize: Int
     ) throws(JSONError) -> JSONStorage {
+        // Checked before the copy, so that an oversized body costs nothing more than the message's first line.
+        guard input.count <= maximumSize else {
+            throw JSONError(
+                .sizeLimitExceeded,
+                "the document is \(input.count) bytes, more than the limit of \(maximumSize)",
+                at: 0,
+                in: UnsafeBufferPointer(
+                    start: input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    count: min(input.count, 256)
+                )
+            )
+        }
         let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: input.count + JSONStorage.padding)
         if let base = input.baseAddress {
             copy.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: input.count)
         }
         (copy + input.count).initialize(repeating: 0, count: JSONStorage.padding)
-        guard input.count <= maximumSize else {
-            defer { copy.deallocate() }
-            throw JSONError(
-                .sizeLimitExceeded,
-                "the document is \(input.count) bytes, more than the limit of \(maximumSize)",
-                at: 0,
-                in: UnsafeBufferPointer(start: copy, count: min(input.count, 256))
-            )
-        }
         var parser = JSONParser(bytes: copy, count: input.count, maximumDepth: maximumDepth)
         do {
             try parser.parseDocument()

@@ -242,7 +242,7 @@ final class TapeDecoder: Decoder {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: path(to: entry),
-                    debugDescription: "number \(describe(entry)) does not fit in Decimal"
+                    debugDescription: "\(describe(entry)) does not fit in Decimal"
                 )
             )
         }

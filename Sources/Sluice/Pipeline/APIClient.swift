@@ -93,6 +93,7 @@ public struct APIClient: Client {
 
         let urlRequest = try request.buildStage()
         exchange.request = urlRequest
+        context.recordBuilt(urlRequest)
         exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
         var now = clock.now
         exchange.metrics.build = now - mark

@@ -13,6 +13,7 @@ struct RequestContext: Sendable {
         var attempts = 0
         var failures: [String] = []
         var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
+        var built: URLRequest?
     }
 
     /// Builds the request again, as for a new attempt.
@@ -29,6 +30,35 @@ struct RequestContext: Sendable {
             counter += 1
             return counter
         }
+    }
+
+    /// Records the request as the client built it, before any performer changed it.
+    func recordBuilt(_ request: URLRequest) {
+        state.withLock { $0.built = request }
+    }
+
+    /// Builds the request again for a new attempt, keeping what performers outside the caller changed.
+    ///
+    /// Performers between the client and a retry (an authenticating one, a user's own) change the request on its
+    /// way in, most often its headers. A rebuilt request has none of those changes, so the header fields in which
+    /// `received` differs from the request as first built are set, or removed, on the rebuilt one. Everything
+    /// else comes from the fresh build: a new body stream, new signatures or timestamps.
+    ///
+    /// - Parameter received: The request as the caller received it for its first attempt.
+    /// - Returns: The rebuilt request.
+    /// - Throws: What the request's `build()` throws.
+    func rebuild(keepingChangesIn received: URLRequest) throws -> URLRequest {
+        var fresh = try rebuild()
+        guard let built = state.withLock({ $0.built }) else { return fresh }
+        let before = built.allHTTPHeaderFields ?? [:]
+        let after = received.allHTTPHeaderFields ?? [:]
+        for (name, value) in after where built.value(forHTTPHeaderField: name) != value {
+            fresh.setValue(value, forHTTPHeaderField: name)
+        }
+        for name in before.keys where received.value(forHTTPHeaderField: name) == nil {
+            fresh.setValue(nil, forHTTPHeaderField: name)
+        }
+        return fresh
     }
 
     /// Counts a transport attempt and returns its number, counted from 1.

@@ -175,14 +175,19 @@ public struct SluiceError: Error, Sendable {
     /// The location of a deserialize failure, when the body was not valid JSON.
     public var jsonError: JSONError? { underlyingError as? JSONError }
 
-    /// The start of the response body as text, at most 512 bytes, for messages; `nil` when there is no body.
+    /// The start of the response body as text, at most 512 bytes of whole characters, for messages; `nil` when
+    /// there is no body.
     public var bodyExcerpt: String? {
         guard let body = response?.body, !body.isEmpty else { return nil }
-        let limit = 512
-        var text = String(decoding: body.prefix(limit), as: UTF8.self)
+        var end = min(body.count, 512)
+        // Cut before a character rather than through it: back off over up to three continuation bytes.
+        while end < body.count, end > 509, body[body.startIndex + end] & 0xC0 == 0x80 {
+            end -= 1
+        }
+        var text = String(decoding: body.prefix(end), as: UTF8.self)
         text = String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
-        if body.count > limit {
-            text += "… (\(body.count - limit) more bytes)"
+        if body.count > end {
+            text += "… (\(body.count - end) more bytes)"
         }
         return text
     }

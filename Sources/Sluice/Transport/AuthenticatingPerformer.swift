@@ -5,8 +5,9 @@
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
 /// ```
 ///
-/// Requests to other hosts are sent untouched. A redirect to another host drops the `Authorization` header: see
-/// ``NetworkRequestPerformer``.
+/// Requests to other hosts are sent untouched, and so are requests that carry an `Authorization` header of their
+/// own (a sign-in endpoint sending Basic credentials, say): the store neither replaces nor refreshes it. A redirect
+/// to another host drops the `Authorization` header: see ``NetworkRequestPerformer``.
 public struct AuthenticatingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -30,7 +31,7 @@ public struct AuthenticatingPerformer: RequestPerformer {
     /// - Returns: The response; a 401 after the replay is returned as it is.
     /// - Throws: What the refresh or the base performer throws.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        guard store.isIssued(for: request.url) else {
+        guard store.isIssued(for: request.url), request.value(forHTTPHeaderField: "Authorization") == nil else {
             return try await base.perform(request)
         }
         let (credential, generation) = try await store.current()

@@ -86,7 +86,7 @@ public struct RetryingPerformer: RequestPerformer {
     private func rebuild(_ request: URLRequest, context: RequestContext?) throws -> URLRequest {
         guard let context else { return request }
         do {
-            return try context.rebuild()
+            return try context.rebuild(keepingChangesIn: request)
         } catch {
             throw SluiceError(
                 .build,

@@ -276,6 +276,71 @@ import Testing
         #expect(throws: DecodingError.self) { try JSONDocumentDecoder().decode(Float.self, from: Data("1e39".utf8)) }
     }
 
+    /// A model whose decoding asks for its superclass's decoder, with keys that have no `super`.
+    struct WithSuper: Decodable {
+        enum CodingKeys: String, CodingKey { case id }
+        init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: CodingKeys.self).superDecoder()
+        }
+    }
+
+    /// A model that reads two integers from an array.
+    struct TwoInts: Decodable {
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            _ = try container.decode(Int.self)
+            _ = try container.decode(Int.self)
+        }
+    }
+
+    /// Failures of the decoder that no other test renders, with their messages.
+    static let failures: [(String, @Sendable () throws -> Void, String)] = [
+        (
+            "fraction into Int", { _ = try JSONDocumentDecoder().decode(Int.self, from: Data("1.5".utf8)) },
+            "number 1.5 does not fit in Int"
+        ),
+        (
+            "beyond Float", { _ = try JSONDocumentDecoder().decode(Float.self, from: Data("1e39".utf8)) },
+            "number 1e39 does not fit in Float"
+        ),
+        (
+            "infinity without a strategy",
+            { _ = try JSONDocumentDecoder().decode([Double].self, from: Data(#"["+inf"]"#.utf8)) },
+            #"expected Double, found string "+inf""#
+        ),
+        (
+            "Base64", { _ = try JSONDocumentDecoder().decode(Data.self, from: Data(#""%%%""#.utf8)) },
+            #"expected Base64-encoded data, found string "%%%""#
+        ),
+        ("URL", { _ = try JSONDocumentDecoder().decode(URL.self, from: Data(#""""#.utf8)) }, #"invalid URL string """#),
+        (
+            "Decimal", { _ = try JSONDocumentDecoder().decode(Decimal.self, from: Data("1e400".utf8)) },
+            "number 1e400 does not fit in Decimal"
+        ),
+        (
+            "end of an array", { _ = try JSONDocumentDecoder().decode(TwoInts.self, from: Data("[1]".utf8)) },
+            "expected Int, found the end of an array of 1"
+        ),
+        (
+            "no super key", { _ = try JSONDocumentDecoder().decode(WithSuper.self, from: Data(#"{"id": 1}"#.utf8)) },
+            #"CodingKeys has no key "super""#
+        ),
+    ]
+
+    @Test(arguments: failures)
+    func rendersEachFailure(_ name: String, _ decode: @Sendable () throws -> Void, _ message: String) throws {
+        let error = try #require(throws: DecodingError.self) { try decode() }
+        let context: DecodingError.Context
+        switch error {
+        case .dataCorrupted(let c), .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c):
+            context = c
+        @unknown default:
+            Issue.record("\(name): unexpected \(error)")
+            return
+        }
+        #expect(context.debugDescription == message, "\(name)")
+    }
+
     @Test func readsKeysInAnyOrder() throws {
         struct Point: Decodable {
             var x: Int

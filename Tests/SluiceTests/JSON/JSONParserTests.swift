@@ -193,6 +193,15 @@ import Testing
         )
     }
 
+    @Test(arguments: [("\n", "LF"), ("\r", "CR"), ("\r\n", "CRLF")])
+    func countsLinesEndedByAnyLineBreak(_ lineBreak: String, _ name: String) throws {
+        let text = "[1," + lineBreak + " 2," + lineBreak + " x]"
+        let error = try #require(throws: JSONError.self) { try JSON(parsing: text) }
+        #expect(error.line == 3, "\(name)")
+        #expect(error.column == 2, "\(name)")
+        #expect(error.sourceLine == " x]", "\(name)")
+    }
+
     @Test func shortensLongLinesAroundTheError() throws {
         let text = "[" + String(repeating: "1,", count: 100) + "x]"
         let error = try #require(throws: JSONError.self) { try JSON(parsing: text) }
@@ -230,6 +239,7 @@ import Testing
         let error = try #require(throws: JSONError.self) { try deserializer.document(from: Data("[1,2,3,4,5]".utf8)) }
         #expect(error.code == .sizeLimitExceeded)
         #expect(error.reason == "the document is 11 bytes, more than the limit of 8")
+        #expect(error.sourceLine == "[1,2,3,4,5]")
     }
 
     @Test func emptyBodyIsNullUnlessRejected() throws {

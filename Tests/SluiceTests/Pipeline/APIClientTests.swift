@@ -77,6 +77,19 @@ import Testing
         )
     }
 
+    @Test func boundsTheBodyInItsDescription() async throws {
+        let body = Data((String(repeating: "x", count: 511) + "é\n" + String(repeating: "y", count: 100)).utf8)
+        let stub = StubPerformer(responses: [HTTPResponse(status: .internalServerError, body: body)])
+        let error = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: stub).perform(GetUser(id: 1))
+        }
+        // The 512th byte starts "é": the excerpt stops before it rather than show half a character.
+        let excerpt = String(repeating: "x", count: 511) + "… (103 more bytes)"
+        #expect(error.bodyExcerpt == excerpt)
+        #expect(error.description.contains("   | body: " + excerpt + "\n"))
+        #expect(error.response?.body == body)
+    }
+
     @Test func acceptsStatusesItIsToldTo() async throws {
         let stub = StubPerformer(always: jsonResponse(#"{"id": 1, "name": "Ada"}"#, status: .notModified))
         let client = APIClient(requestPerformer: stub, acceptableStatus: .codes(200..<300, 304))

@@ -59,6 +59,23 @@ struct ServerStatus: Request {
         #expect(try await APIClient(requestPerformer: stub).perform(ServerStatus()) == 42)
     }
 
+    /// A client deserializer that fails every body, to show which deserializer ran.
+    struct RejectingDeserializer: Deserializer {
+        func deserialize(_ data: Data) throws -> Any {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the client's deserializer ran"))
+        }
+    }
+
+    @Test func prefersTheRequestsDeserializerToTheClients() async throws {
+        let stub = StubPerformer(always: HTTPResponse(status: .ok, body: Data("load=7".utf8)))
+        let client = APIClient(requestPerformer: stub, deserializer: RejectingDeserializer())
+        #expect(try await client.perform(ServerStatus()) == 7)
+        // A request that names none gets the client's.
+        let error = try await #require(throws: SluiceError.self) { try await client.perform(ListUsers()) }
+        #expect(error.code == .deserialize)
+        #expect(error.message == "cannot deserialize the response body: the client's deserializer ran")
+    }
+
     @Test func wrapsACustomParserFailureAsTheParseStage() async throws {
         let stub = StubPerformer(always: HTTPResponse(status: .ok, body: Data("uptime".utf8)))
         let error = try await #require(throws: SluiceError.self) {

@@ -12,6 +12,19 @@ private struct Secure: Request {
 
 private struct RefreshFailed: Error, Equatable {}
 
+/// A request that names its own credential.
+private struct Preauthorized: Request {
+    typealias ResponseObject = Data
+    var url: URL
+    var authorization: String
+
+    func build() throws -> URLRequest {
+        var request = URLRequest(url: url)
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        return request
+    }
+}
+
 @Suite struct AuthenticatingPerformerTests {
     let server: LoopbackServer
 
@@ -48,6 +61,25 @@ private struct RefreshFailed: Error, Equatable {}
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
+    }
+
+    @Test func leavesARequestsOwnAuthorizationAlone() async throws {
+        let refreshes = Locked(0)
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer().authenticated(by: store(refreshes: refreshes))
+        )
+        server.route("GET", "/sign-in") { request in
+            request.header("Authorization") == "Basic dXNlcjpwdw==" ? .text("signed in") : .text("no", status: 401)
+        }
+        let signIn = Preauthorized(url: server.url("/sign-in"), authorization: "Basic dXNlcjpwdw==")
+        #expect(try await client.perform(signIn) == Data("signed in".utf8))
+        // A 401 to such a request is the caller's to handle: no refresh, no replay.
+        let error = try await #require(throws: SluiceError.self) {
+            try await client.perform(Preauthorized(url: server.url("/secure"), authorization: "Basic bm8="))
+        }
+        #expect(error.status == .unauthorized)
+        #expect(refreshes.withLock { $0 } == 0)
+        #expect(server.receivedRequests.map { $0.header("Authorization") } == ["Basic dXNlcjpwdw==", "Basic bm8="])
     }
 
     @Test func refreshesOnceForFiftyConcurrentRequestsAndReplaysEach() async throws {

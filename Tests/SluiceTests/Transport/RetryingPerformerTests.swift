@@ -48,6 +48,23 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         APIClient(requestPerformer: NetworkRequestPerformer().retrying(policy))
     }
 
+    @Test func carriesHeadersThatOuterPerformersAddedToEveryRebuiltAttempt() async throws {
+        server.route(
+            "GET",
+            "/guarded",
+            respond: sequence([.json(#"{"ok": false}"#, status: 503), .json(#"{"ok": true}"#)])
+        )
+        let tokens = CredentialStore(credential: Credential(authorization: "Bearer abc"), hosts: ["127.0.0.1"]) { _ in
+            Credential(authorization: "Bearer refreshed")
+        }
+        // The retry is inside the authentication: each attempt is rebuilt, and must still carry the credential.
+        let client = APIClient(requestPerformer: NetworkRequestPerformer().retrying(fast).authenticated(by: tokens))
+        let call = Call(url: server.url("/guarded"), headers: ["X-Trace": "built"])
+        #expect(try await client.perform(call).ok)
+        #expect(server.receivedRequests.map { $0.header("Authorization") } == ["Bearer abc", "Bearer abc"])
+        #expect(server.receivedRequests.map { $0.header("X-Trace") } == ["built", "built"])
+    }
+
     @Test func honoursRetryAfterAndSucceedsOnTheThirdAttempt() async throws {
         let unavailable = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "1")
         server.route("GET", "/flaky", respond: sequence([unavailable, unavailable, .json(#"{"ok": true}"#)]))
