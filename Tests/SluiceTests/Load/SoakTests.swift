@@ -120,6 +120,13 @@ import Testing
         }
     }
 
+    /// The sanitizer this test binary was built with, if any, found by its runtime's entry point.
+    static let sanitizer: String? = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return nil }
+        defer { dlclose(process) }
+        return [("address", "__asan_init"), ("thread", "__tsan_init")].first { dlsym(process, $0.1) != nil }?.0
+    }()
+
     /// The resident memory of this process, from `/proc/self/statm`; `nil` where there is none.
     static func residentBytes() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
@@ -167,10 +174,15 @@ import Testing
         #expect(server.requestCount >= 12_000)
         if let afterWarmUp, let afterRun {
             let growth = Double(afterRun - afterWarmUp) / Double(afterWarmUp)
-            #expect(growth <= 0.10, "resident memory grew from \(afterWarmUp) to \(afterRun) bytes")
+            // A sanitizer's allocator holds freed memory back (in quarantine, in shadow memory) by design; the bound
+            // is checked in the plain build, where resident memory reflects what Sluice keeps.
+            if Self.sanitizer == nil {
+                #expect(growth <= 0.10, "resident memory grew from \(afterWarmUp) to \(afterRun) bytes")
+            }
             print(
                 "soak: 10,000 requests at 64 concurrent in \(elapsed): \(byKind.sorted { $0.key < $1.key }); "
                     + "resident memory \(afterWarmUp / 1_048_576) MiB after warm-up, \(afterRun / 1_048_576) MiB after"
+                    + (Self.sanitizer.map { " (\($0) sanitizer: not checked)" } ?? "")
             )
         }
     }
@@ -184,9 +196,7 @@ import Testing
         let tasks = (0..<8).map { number in
             Task { try await client.perform(Call(url: server.url("/hang/\(number % 2)"))) }
         }
-        while server.receivedRequests.count < 2 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("both requests at the server") { server.receivedRequests.count >= 2 }
         #expect(base.requestsInFlight == 2)
         #expect(deduplicated.callsInFlight == 2)
         for task in tasks {
@@ -198,11 +208,8 @@ import Testing
         }
         // Every URLSession task has completed, every continuation was resumed, every shared call has ended and the
         // server has seen every connection close.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while base.requestsInFlight + deduplicated.callsInFlight + server.openConnections > 0,
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil("every task, call and connection ended") {
+            base.requestsInFlight + deduplicated.callsInFlight + server.openConnections == 0
         }
         #expect(base.requestsInFlight == 0)
         #expect(deduplicated.callsInFlight == 0)

@@ -206,11 +206,7 @@ import Testing
         }
         let task = Task { try await APIClient(requestPerformer: stub).perform(ListUsers()) }
         // Cancelled once the request has reached the performer, so that the transport stage is the one cancelled.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while stub.requests.isEmpty, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        try #require(stub.requests.count == 1)
+        try await waitUntil("the request at the performer") { !stub.requests.isEmpty }
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)

@@ -38,9 +38,7 @@ private struct Feed: Request {
         let client = APIClient(requestPerformer: performer)
         let url = server.url("/long-feed")
         let tasks = (0..<20).map { _ in Task { try await client.perform(Feed(url: url)) } }
-        while server.receivedRequests.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("the shared request at the server") { !server.receivedRequests.isEmpty }
         tasks[0].cancel()
         let cancelled = try await #require(throws: SluiceError.self) { try await tasks[0].value }
         #expect(cancelled.code == .cancelled)
@@ -59,18 +57,15 @@ private struct Feed: Request {
         let client = APIClient(requestPerformer: performer)
         let url = server.url("/slow-feed")
         let tasks = (0..<3).map { _ in Task { try await client.perform(Feed(url: url)) } }
-        while server.receivedRequests.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("the shared request at the server") { !server.receivedRequests.isEmpty }
         for task in tasks {
             task.cancel()
         }
         for task in tasks {
             await #expect(throws: SluiceError.self) { try await task.value }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.openConnections > 0 || performer.callsInFlight > 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil("the shared call and its connection ended") {
+            server.openConnections == 0 && performer.callsInFlight == 0
         }
         #expect(performer.callsInFlight == 0)
         #expect(server.openConnections == 0)

@@ -177,9 +177,7 @@ import Testing
         server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60)))
         let client = APIClient(requestPerformer: performer)
         let task = Task { try await client.perform(Raw(url: server.url("/slow"))) }
-        while server.receivedRequests.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("the request at the server") { !server.receivedRequests.isEmpty }
         let start = ContinuousClock.now
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
@@ -188,11 +186,7 @@ import Testing
         #expect(error.stage == .transport)
         #expect(ended < .seconds(5), "the task ended \(ended) after cancel()")
         // The URLSession task let go of its connection: the server, waiting out its delay, sees the client close.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.openConnections > 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(server.openConnections == 0)
+        try await waitUntil("the connection closed") { server.openConnections == 0 }
     }
 
     @Test func cancelsARequestCancelledBeforeItStarts() async throws {

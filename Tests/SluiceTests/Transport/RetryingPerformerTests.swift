@@ -160,9 +160,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         server.route("GET", "/wait", response: later)
         let client = client(RetryPolicy(maximumAttempts: 3, deadline: .seconds(60)))
         let task = Task { try await client.perform(Call(url: server.url("/wait"))) }
-        while server.receivedRequests.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("the first attempt at the server") { !server.receivedRequests.isEmpty }
         try await Task.sleep(for: .milliseconds(200))
         let start = ContinuousClock.now
         task.cancel()
