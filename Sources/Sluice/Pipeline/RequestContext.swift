@@ -44,11 +44,22 @@ struct RequestContext: Sendable {
     /// `received` differs from the request as first built are set, or removed, on the rebuilt one. Everything
     /// else comes from the fresh build: a new body stream, new signatures or timestamps.
     ///
-    /// - Parameter received: The request as the caller received it for its first attempt.
+    /// - Parameters:
+    ///   - received: The request as the caller received it for its first attempt.
+    ///   - purpose: What the new attempt is for, such as `a retry`, for the error.
     /// - Returns: The rebuilt request.
-    /// - Throws: What the request's `build()` throws.
-    func rebuild(keepingChangesIn received: URLRequest) throws -> URLRequest {
-        var fresh = try rebuild()
+    /// - Throws: ``SluiceError/Code/build`` with what the request's `build()` threw.
+    func rebuild(keepingChangesIn received: URLRequest, for purpose: String) throws(SluiceError) -> URLRequest {
+        var fresh: URLRequest
+        do {
+            fresh = try rebuild()
+        } catch {
+            throw SluiceError(
+                .build,
+                message: "cannot build the request again for \(purpose): \(error)",
+                underlyingError: error
+            )
+        }
         guard let built = state.withLock({ $0.built }) else { return fresh }
         let before = built.allHTTPHeaderFields ?? [:]
         let after = received.allHTTPHeaderFields ?? [:]

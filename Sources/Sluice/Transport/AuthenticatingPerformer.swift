@@ -39,8 +39,12 @@ public struct AuthenticatingPerformer: RequestPerformer {
         authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
         let response = try await base.perform(authorized)
         guard response.status == .unauthorized else { return response }
+        let context = RequestContext.current
+        // The replay is built afresh, so that a streamed body is read again from its start; without a client to
+        // build it, a streamed body cannot be sent twice and the 401 is returned as it is.
+        guard context != nil || request.httpBodyStream == nil else { return response }
         let (fresh, _) = try await store.refreshed(after: generation)
-        var replay = request
+        var replay = try context?.rebuild(keepingChangesIn: request, for: "a replay after 401") ?? request
         replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
         return try await base.perform(replay)
     }

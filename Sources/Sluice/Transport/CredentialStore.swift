@@ -13,7 +13,8 @@
 ///
 /// However many requests are refused with 401 at the same time, the store runs one refresh; every one of them
 /// waits for it and is replayed once with the new credential. A refresh that fails fails all its waiters with its
-/// error. A credential refused again after a refresh is not refreshed for that request a second time, so nothing
+/// error, and so every request refused with the same credential, even one whose 401 arrives after the refresh
+/// ended; the next new request tries a refresh again. A credential refused again after a refresh is not refreshed for that request a second time, so nothing
 /// loops.
 ///
 /// The credential is sent only to the hosts it was issued for.
@@ -24,6 +25,8 @@ public actor CredentialStore {
     private var credential: Credential?
     private var generation = 0
     private var refreshing: Task<(Credential, Int), any Error>?
+    /// Why the last refresh failed, for requests refused with the credential it was meant to replace.
+    private var lastFailure: (any Error)?
     private let refresh: @Sendable (Credential?) async throws -> Credential
     private var refreshCount = 0
 
@@ -68,8 +71,14 @@ public actor CredentialStore {
 
     /// A credential newer than the given generation: the one a concurrent refresh produced, or a new one.
     func refreshed(after refusedGeneration: Int) async throws -> (Credential, Int) {
-        if generation > refusedGeneration, let credential {
-            return (credential, generation)
+        if generation > refusedGeneration {
+            // A refresh ended since this request's credential was sent: share its outcome, good or bad.
+            if let credential {
+                return (credential, generation)
+            }
+            if let lastFailure {
+                throw lastFailure
+            }
         }
         if let refreshing {
             return try await refreshing.value
@@ -80,7 +89,7 @@ public actor CredentialStore {
             do {
                 return self.install(try await refresh(refused))
             } catch {
-                self.clear()
+                self.fail(error)
                 throw error
             }
         }
@@ -91,13 +100,18 @@ public actor CredentialStore {
 
     private func install(_ fresh: Credential) -> (Credential, Int) {
         credential = fresh
+        lastFailure = nil
         generation += 1
         refreshing = nil
         return (fresh, generation)
     }
 
-    private func clear() {
+    /// Ends a failed refresh: requests refused with the replaced credential fail with its error, and the next new
+    /// request starts a fresh attempt.
+    private func fail(_ error: any Error) {
         credential = nil
+        lastFailure = error
+        generation += 1
         refreshing = nil
     }
 }

@@ -40,7 +40,8 @@ public struct RetryingPerformer: RequestPerformer {
         while true {
             attempt += 1
             _ = context?.beginAttempt()
-            let attemptRequest = attempt == 1 ? request : try rebuild(request, context: context)
+            let attemptRequest =
+                attempt == 1 ? request : try context?.rebuild(keepingChangesIn: request, for: "a retry") ?? request
             let delay: Duration
             do {
                 let response = try await base.perform(attemptRequest)
@@ -83,30 +84,20 @@ public struct RetryingPerformer: RequestPerformer {
         return ContinuousClock.now + delay - start <= deadline
     }
 
-    private func rebuild(_ request: URLRequest, context: RequestContext?) throws -> URLRequest {
-        guard let context else { return request }
-        do {
-            return try context.rebuild(keepingChangesIn: request)
-        } catch {
-            throw SluiceError(
-                .build,
-                message: "cannot build the request again for a retry: \(error)",
-                underlyingError: error
-            )
-        }
-    }
-
     /// The error after the last attempt: what failed it, and how many attempts were made.
     private func exhausted(_ error: any Error, reason: String, failures: [String], request: URLRequest) -> SluiceError {
         let attempts = failures.count + 1
         let code: SluiceError.Code = (error as? URLError)?.code == .timedOut ? .timedOut : .transport
-        return SluiceError(
+        var exhausted = SluiceError(
             code,
             stage: .transport,
             message: "the request failed after \(attempts) attempts, the last with \(reason)",
             request: request,
             underlyingError: error
         )
+        exhausted.attempts = attempts
+        exhausted.attemptFailures = failures
+        return exhausted
     }
 }
 

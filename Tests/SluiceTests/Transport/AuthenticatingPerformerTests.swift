@@ -113,6 +113,63 @@ private struct Preauthorized: Request {
         #expect(refreshes.withLock { $0 } == 1)
     }
 
+    @Test func sharesAFailedRefreshWithA401ThatArrivesAfterIt() async throws {
+        let failed = Locked(false)
+        let tokens = CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["api.example.com"])
+        {
+            _ in
+            defer { failed.withLock { $0 = true } }
+            throw RefreshFailed()
+        }
+        // Both requests go out with the stale credential; the second one's 401 comes back after the refresh failed.
+        let stub = StubPerformer { request in
+            if request.url?.path == "/late" {
+                try await waitUntil("the refresh failed") { failed.withLock { $0 } }
+            }
+            return HTTPResponse(status: .unauthorized)
+        }
+        let client = APIClient(requestPerformer: stub.authenticated(by: tokens))
+        let url = try #require(URL(string: "https://api.example.com/late"))
+        let late = Task { try await client.perform(Secure(url: url)) }
+        try await waitUntil("the late request sent") { stub.requests.count == 1 }
+        let early = try await #require(throws: SluiceError.self) {
+            try await client.perform(Secure(url: try #require(URL(string: "https://api.example.com/early"))))
+        }
+        let lateError = try await #require(throws: SluiceError.self) { try await late.value }
+        #expect(early.underlyingError is RefreshFailed)
+        #expect(lateError.underlyingError is RefreshFailed)
+        #expect(await tokens.refreshes == 1)
+        // A new request, sent after the failure, tries again.
+        _ = await #expect(throws: SluiceError.self) { try await client.perform(Secure(url: url)) }
+        #expect(await tokens.refreshes == 2)
+    }
+
+    @Test func replaysAStreamedBodyFromItsStart() async throws {
+        let payload = Data((0..<1_000).map { UInt8(truncatingIfNeeded: $0) })
+        server.route("POST", "/upload") { request in
+            request.header("Authorization") == "Bearer fresh"
+                ? .text("stored \(request.body.count)") : LoopbackResponse.text("expired", status: 401)
+        }
+        struct Upload: Request {
+            typealias ResponseObject = Data
+            var url: URL
+            var payload: Data
+            func build() throws -> URLRequest {
+                var request = URLRequest(url: url)
+                request.httpMethod = "POST"
+                request.httpBodyStream = InputStream(data: payload)
+                request.setValue(String(payload.count), forHTTPHeaderField: "Content-Length")
+                return request
+            }
+        }
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer().authenticated(by: store(refreshes: Locked(0)))
+        )
+        let reply = try await client.perform(Upload(url: server.url("/upload"), payload: payload))
+        #expect(String(decoding: reply, as: UTF8.self) == "stored 1000")
+        #expect(server.receivedRequests.map(\.body) == [payload, payload])
+    }
+
     @Test func neverRefreshesTwiceForOneRequest() async throws {
         server.route("GET", "/always-401", response: .text("no", status: 401))
         let refreshes = Locked(0)

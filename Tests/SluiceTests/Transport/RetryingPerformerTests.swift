@@ -141,6 +141,62 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         #expect(server.receivedRequests.count == 3)
     }
 
+    @Test(arguments: [URLError.Code.timedOut, .cannotConnectToHost, .networkConnectionLost])
+    func retriesTransientTransportFailuresWithoutAClient(_ code: URLError.Code) async throws {
+        let stub = StubPerformer { _ in throw URLError(code) }
+        let url = try #require(URL(string: "https://api.example.com/flaky"))
+        // Called directly, with no client around it: the error still counts the attempts and their failures.
+        let error = try await #require(throws: SluiceError.self) {
+            try await stub.retrying(fast).perform(URLRequest(url: url))
+        }
+        #expect(stub.requests.count == 3)
+        #expect(error.code == (code == .timedOut ? .timedOut : .transport))
+        #expect(error.attempts == 3)
+        #expect(error.attemptFailures.count == 2)
+        #expect(error.message.hasPrefix("the request failed after 3 attempts, the last with URLError"))
+    }
+
+    @Test func retriesOnlyTheStatusesAndErrorsThePolicyNames() async throws {
+        var policy = fast
+        policy.retryableStatuses = [418]
+        policy.retryableErrors = []
+        let teapot = StubPerformer(always: HTTPResponse(status: 418))
+        let url = try #require(URL(string: "https://api.example.com/tea"))
+        #expect(try await teapot.retrying(policy).perform(URLRequest(url: url)).status.code == 418)
+        #expect(teapot.requests.count == 3)
+        let unavailable = StubPerformer(always: HTTPResponse(status: .serviceUnavailable))
+        _ = try await unavailable.retrying(policy).perform(URLRequest(url: url))
+        #expect(unavailable.requests.count == 1)
+        let lost = StubPerformer { _ in throw URLError(.networkConnectionLost) }
+        await #expect(throws: URLError.self) { try await lost.retrying(policy).perform(URLRequest(url: url)) }
+        #expect(lost.requests.count == 1)
+    }
+
+    @Test func followsRetryAfterOnlyFor429And503() async throws {
+        // A 500 asking for 30 seconds is retried after the policy's own short backoff.
+        let failing = StubPerformer(always: HTTPResponse(status: .internalServerError, headers: ["Retry-After": "30"]))
+        let url = try #require(URL(string: "https://api.example.com/boom"))
+        let start = ContinuousClock.now
+        _ = try await failing.retrying(fast).perform(URLRequest(url: url))
+        #expect(failing.requests.count == 3)
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
+    @Test func startsNoAttemptWhoseBackoffPassesTheDeadline() async throws {
+        let failing = StubPerformer(always: HTTPResponse(status: .badGateway))
+        let url = try #require(URL(string: "https://api.example.com/boom"))
+        // The drawn wait is 10 seconds, past the 1-second deadline: one attempt, then the 502 as it is.
+        let policy = RetryPolicy(
+            maximumAttempts: 5,
+            baseDelay: .seconds(20),
+            maximumDelay: .seconds(20),
+            deadline: .seconds(1),
+            randomFraction: { 0.5 }
+        )
+        #expect(try await failing.retrying(policy).perform(URLRequest(url: url)).status == .badGateway)
+        #expect(failing.requests.count == 1)
+    }
+
     @Test func startsNoAttemptAfterTheDeadline() async throws {
         let later = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "30")
         server.route("GET", "/later", response: later)
