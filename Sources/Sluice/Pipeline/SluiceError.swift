@@ -113,8 +113,9 @@ public struct SluiceError: Error, Sendable {
     /// Why the error body did not decode, when ``Request/errorResponse(from:)`` threw; the raw body stays in
     /// ``response``.
     public internal(set) var errorResponseDecodingError: (any Error)?
-    /// The number of attempts a retrying performer made: 1 when it did not try again. An authenticating
-    /// performer's replay after 401 belongs to the attempt it answers and is not counted apart.
+    /// The number of attempts a retrying performer made: 1 when it did not try again.
+    ///
+    /// An authenticating performer's replay after 401 belongs to the attempt it answers and is not counted apart.
     public internal(set) var attempts = 1
     /// Why each attempt before the last failed, in order, when a retrying performer tried again.
     public internal(set) var attemptFailures: [String] = []

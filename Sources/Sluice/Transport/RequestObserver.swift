@@ -51,8 +51,9 @@ public struct RequestEvent: Sendable {
     public let error: SluiceError?
     /// The time each stage took and the bytes sent and received; zero in a start event.
     public let metrics: PipelineMetrics
-    /// The number of attempts: 1 unless a retrying performer tried again. A replay after 401 belongs to the
-    /// attempt it answers.
+    /// The number of attempts: 1 unless a retrying performer tried again.
+    ///
+    /// A replay after 401 belongs to the attempt it answers.
     public let attempts: Int
 
     /// Creates an event.
