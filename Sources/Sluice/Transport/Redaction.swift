@@ -4,8 +4,14 @@
 /// let redaction = Redaction.default.adding(headers: ["X-API-Key"], jsonKeys: ["password", "token"], queryItems: ["sig"])
 /// ```
 ///
-/// The default hides `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`. A hidden value is shown as
-/// `<redacted>`; names stay visible, so a log still says what was sent.
+/// The default hides `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`, and always the password
+/// of a URL (`https://user:<redacted>@host/`). A hidden value is shown as `<redacted>`; names stay visible, so a log
+/// still says what was sent.
+///
+/// Bodies are redacted by what they hold: a JSON body by its object keys, a form body
+/// (`application/x-www-form-urlencoded`) by its field names, both against ``jsonKeys`` and ``queryItems``. Any
+/// other text is shown only when it mentions none of those names; otherwise only its size is, since there is no
+/// telling where its secrets are.
 public struct Redaction: Sendable, Hashable {
     /// The headers whose values are hidden.
     public var headers: Set<Header>
@@ -64,20 +70,26 @@ public struct Redaction: Sendable, Hashable {
     /// - Returns: The URL's text, safe to show.
     public func url(_ url: URL?) -> String {
         guard let url else { return "(no URL)" }
-        guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let items = components.percentEncodedQueryItems
-        else { return url.absoluteString }
-        components.percentEncodedQueryItems = items.map { item in
-            queryItems.contains(item.name.removingPercentEncoding?.lowercased() ?? item.name.lowercased())
-                ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        if components.percentEncodedPassword != nil {
+            components.percentEncodedPassword = "%3Credacted%3E"
+        }
+        if !queryItems.isEmpty, let items = components.percentEncodedQueryItems {
+            components.percentEncodedQueryItems = items.map { item in
+                hides(field: item.name, among: queryItems)
+                    ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
+            }
         }
         return components.string ?? url.absoluteString
     }
 
-    /// A body as text, with the values of hidden JSON keys replaced, cut to a length.
+    /// A body as text, with the values of hidden keys and fields replaced, cut to a length.
     ///
-    /// A JSON body is shown compact with its hidden values replaced; any other body as UTF-8 text, or as a count of
-    /// bytes when it is not text.
+    /// A JSON body is shown compact with its hidden values replaced; a form body with the values of its hidden
+    /// fields replaced; any other UTF-8 text as it is when it mentions no hidden key, and otherwise, like a body
+    /// that is not text, as a count of bytes.
     ///
     /// - Parameters:
     ///   - body: The body.
@@ -91,7 +103,13 @@ public struct Redaction: Sendable, Hashable {
             write(json, into: &writer)
             text = writer.text
         } else if let utf8 = String(data: body, encoding: .utf8) {
-            text = utf8
+            if let form = redactedForm(utf8) {
+                text = form
+            } else if mentionsHiddenName(utf8) {
+                return "(\(body.count) bytes, not shown: not JSON or form data, and it mentions a redacted name)"
+            } else {
+                text = utf8
+            }
         } else {
             return "(\(body.count) bytes of binary data)"
         }
@@ -100,6 +118,31 @@ public struct Redaction: Sendable, Hashable {
             text = kept + "… (\(text.utf8.count - kept.utf8.count) more bytes)"
         }
         return text
+    }
+
+    /// Whether a field, percent-encoded as in a query or a form body, is among the hidden names.
+    private func hides(field: some StringProtocol, among names: Set<String>) -> Bool {
+        let decoded = field.replacingOccurrences(of: "+", with: " ")
+        return names.contains((decoded.removingPercentEncoding ?? decoded).lowercased())
+    }
+
+    /// A form body (`name=value&…`) with the values of hidden fields replaced; `nil` when the text is not one.
+    private func redactedForm(_ text: String) -> String? {
+        guard !text.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
+        let hidden = jsonKeys.union(queryItems)
+        var fields: [String] = []
+        for field in text.split(separator: "&", omittingEmptySubsequences: false) {
+            guard let equals = field.firstIndex(of: "="), equals != field.startIndex else { return nil }
+            let name = field[..<equals]
+            fields.append(hides(field: name, among: hidden) ? name + "=%3Credacted%3E" : String(field))
+        }
+        return fields.joined(separator: "&")
+    }
+
+    /// Whether text that is neither JSON nor a form mentions a hidden key or field, in any case.
+    private func mentionsHiddenName(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return jsonKeys.union(queryItems).contains { lowered.contains($0) }
     }
 
     private func write(_ json: JSON, into writer: inout JSONWriter) {

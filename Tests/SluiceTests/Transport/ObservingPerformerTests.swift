@@ -99,6 +99,50 @@ private final class Recorder: RequestObserver {
         #expect(quoted.curlCommand().hasSuffix(#"--data-binary 'it'\''s'"#))
     }
 
+    @Test func redactsFormBodiesByFieldName() {
+        let form = Data("user=ada&password=s3cr3t%21&remember=1&api%5Fkey=s3cr3t-q".utf8)
+        #expect(
+            redaction.body(form, limit: 1_000) == "user=ada&password=%3Credacted%3E&remember=1&api%5Fkey=%3Credacted%3E"
+        )
+    }
+
+    @Test func withholdsOtherTextThatMentionsAHiddenName() {
+        // Not JSON (a trailing comma), so there is no telling where the secret is: only the size is shown.
+        let broken = Data(#"{"user":"ada","password":"s3cr3t",}"#.utf8)
+        #expect(
+            redaction.body(broken, limit: 1_000)
+                == "(35 bytes, not shown: not JSON or form data, and it mentions a redacted name)"
+        )
+        var request = URLRequest(url: server.url("/login"))
+        request.httpBody = broken
+        #expect(!request.curlCommand(redacting: redaction).contains("s3cr3t"))
+        // Text that mentions no hidden name is shown as it is.
+        #expect(redaction.body(Data("hello, world".utf8), limit: 1_000) == "hello, world")
+    }
+
+    @Test func hidesTheDefaultHeadersAndAURLPassword() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://ada:s3cr3t@api.example.com/x")))
+        request.setValue("Basic s3cr3t-proxy", forHTTPHeaderField: "Proxy-Authorization")
+        request.setValue("a=s3cr3t-set", forHTTPHeaderField: "Set-Cookie")
+        let curl = request.curlCommand()
+        #expect(!curl.contains("s3cr3t"), "\(curl)")
+        #expect(curl.hasPrefix("curl 'https://ada:%3Credacted%3E@api.example.com/x'"))
+        #expect(curl.contains("-H 'Proxy-Authorization: <redacted>'"))
+    }
+
+    @Test func cutsLoggedBodiesAtTheLimit() async throws {
+        let recorder = Recorder()
+        let performer = NetworkRequestPerformer().logged(
+            redacting: redaction,
+            bodyLimit: 16,
+            to: { recorder.write($0) }
+        )
+        _ = try await APIClient(requestPerformer: performer).perform(Login(url: server.url("/login")))
+        let log = recorder.lines.withLock { $0 }.joined(separator: "\n")
+        #expect(log.contains(#"body: {"user":"ada","p… (55 more bytes)"#), "\(log)")
+        #expect(log.contains(#"body: {"token":"<redac… (19 more bytes)"#), "\(log)")
+    }
+
     @Test func reportsOneStartAndOneFinishWithEveryStage() async throws {
         let recorder = Recorder()
         let client = APIClient(requestPerformer: NetworkRequestPerformer().observed(by: recorder))
@@ -109,6 +153,7 @@ private final class Recorder: RequestObserver {
         #expect(finished.id == events.first?.id)
         #expect(finished.response?.status == .ok)
         #expect(finished.attempts == 1)
+        #expect(finished.metrics.build > .zero)
         #expect(finished.metrics.transport > .zero)
         #expect(finished.metrics.deserialize > .zero)
         #expect(finished.metrics.parse > .zero)
