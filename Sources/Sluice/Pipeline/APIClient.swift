@@ -110,9 +110,11 @@ public struct APIClient: Client {
                 guard let deadline else {
                     return try await requestPerformer.perform(urlRequest)
                 }
-                return try await APIClient.withDeadline(start + deadline) {
+                let response = try await TimeLimitedPerformer.race(until: start + deadline) {
                     try await requestPerformer.perform(urlRequest)
                 }
+                guard let response else { throw DeadlineExceeded() }
+                return response
             }
         } catch {
             exchange.metrics.transport = clock.now - mark
@@ -177,26 +179,6 @@ public struct APIClient: Client {
                 message:
                     "the request passed its deadline of \(PipelineMetrics.format(deadline)) during the \(stage) stage"
             )
-        }
-    }
-
-    /// Runs the transport, failing with `URLError(.timedOut)` and cancelling it if it is still running at the
-    /// deadline.
-    private static func withDeadline(
-        _ deadline: ContinuousClock.Instant,
-        _ transport: @escaping @Sendable () async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-        try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await transport() }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
-                throw DeadlineExceeded()
-            }
-            return response
         }
     }
 

@@ -75,6 +75,16 @@ private enum APIDocs {
         return redaction
     }
 
+    static func timeLimits() -> APIClient {
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer()
+                .timeLimited(to: .seconds(5))  // each attempt
+                .retrying(RetryPolicy(maximumAttempts: 3))
+                .timeLimited(to: .seconds(12))  // all of them
+        )
+        return client
+    }
+
     static func curl(_ request: URLRequest) {
         print(request.curlCommand())
     }
@@ -87,6 +97,7 @@ private enum APIDocs {
         _ = APIDocs.tokens(savedToken: "saved")
         #expect(APIDocs.observers().count == 3)
         #expect(APIDocs.redaction().jsonKeys == ["password", "token"])
+        #expect((APIDocs.timeLimits().requestPerformer as? TimeLimitedPerformer)?.limit == .seconds(12))
         APIDocs.curl(URLRequest(url: try #require(URL(string: "https://api.example.com/login"))))
         let recorder = StubPerformer.json("{}")
         let client = APIClient(requestPerformer: recorder.observed(by: APIDocs.SlowRequestReporter()))

@@ -314,6 +314,16 @@ import Testing
         ),
         ("URL", { _ = try JSONDocumentDecoder().decode(URL.self, from: Data(#""""#.utf8)) }, #"invalid URL string """#),
         (
+            "below Int64",
+            { _ = try JSONDocumentDecoder().decode(Int64.self, from: Data("-9223372036854775809".utf8)) },
+            "number -9223372036854775809 does not fit in Int64"
+        ),
+        (
+            "beyond UInt64",
+            { _ = try JSONDocumentDecoder().decode(UInt64.self, from: Data("18446744073709551616".utf8)) },
+            "number 18446744073709551616 does not fit in UInt64"
+        ),
+        (
             "Decimal", { _ = try JSONDocumentDecoder().decode(Decimal.self, from: Data("1e400".utf8)) },
             "number 1e400 does not fit in Decimal"
         ),
@@ -326,6 +336,14 @@ import Testing
             #"CodingKeys has no key "super""#
         ),
     ]
+
+    @Test func decodesTheEndsOfThe64BitRanges() throws {
+        let decoder = JSONDocumentDecoder()
+        #expect(try decoder.decode(Int64.self, from: Data("-9223372036854775808".utf8)) == .min)
+        #expect(try decoder.decode(Int64.self, from: Data("9223372036854775807".utf8)) == .max)
+        #expect(try decoder.decode(UInt64.self, from: Data("18446744073709551615".utf8)) == .max)
+        #expect(try decoder.decode([Int].self, from: Data("[-9223372036854775808, 0]".utf8)) == [.min, 0])
+    }
 
     @Test(arguments: failures)
     func rendersEachFailure(_ name: String, _ decode: @Sendable () throws -> Void, _ message: String) throws {
