@@ -102,14 +102,15 @@ struct BenchmarkPayload: Sendable {
         _ data: Data,
         _ model: Model.Type,
         sluice: JSONDocumentDecoder = JSONDocumentDecoder(),
-        foundation: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+        foundation: JSONDecoder = JSONDecoder()
     ) -> BenchmarkPayload {
+        // Each decoder is configured once and reused, as a service's code does.
         let request = DecodeRequest<Model>(decoder: sluice)
         return BenchmarkPayload(
             name: name,
             data: data,
             sluiceDecode: { try request.responseObject(from: data) },
-            foundationDecode: { try foundation().decode(Model.self, from: data) }
+            foundationDecode: { try foundation.decode(Model.self, from: data) }
         )
     }
 
@@ -127,7 +128,7 @@ struct BenchmarkPayload: Sendable {
                 decoder.dateDecodingStrategy = .iso8601
                 decoder.keyDecodingStrategy = .convertFromSnakeCase
                 return decoder
-            }
+            }()
         ),
         make(
             "order_1kb",
@@ -138,7 +139,7 @@ struct BenchmarkPayload: Sendable {
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .secondsSince1970
                 return decoder
-            }
+            }()
         ),
     ]
 }
