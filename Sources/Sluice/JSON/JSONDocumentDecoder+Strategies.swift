@@ -8,6 +8,7 @@ extension JSONDocumentDecoder {
             case secondsSince1970
             case millisecondsSince1970
             case iso8601
+            case formatted(@Sendable (String) throws -> Date)
             case custom(@Sendable (any Decoder) throws -> Date)
         }
 
@@ -24,6 +25,28 @@ extension JSONDocumentDecoder {
         ///
         /// Parsed by Sluice itself, in about the time it takes to read the string, not with a date formatter.
         public static let iso8601 = DateDecodingStrategy(kind: .iso8601)
+
+        /// A string in the format of a parse strategy, such as a `Date.FormatStyle` or a `Date.ParseStrategy`.
+        ///
+        /// The counterpart of Foundation's `.formatted(DateFormatter)`, with a `Sendable` parse strategy in place of
+        /// the formatter:
+        ///
+        /// ```swift
+        /// let day = Date.ParseStrategy(
+        ///     format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)",
+        ///     timeZone: .gmt,
+        ///     isLenient: false
+        /// )
+        /// let decoder = JSONDocumentDecoder(dateDecodingStrategy: .formatted(day))
+        /// ```
+        ///
+        /// - Parameter strategy: Parses the string into a date.
+        /// - Returns: The strategy.
+        public static func formatted<Strategy: ParseStrategy & Sendable>(
+            _ strategy: Strategy
+        ) -> DateDecodingStrategy where Strategy.ParseInput == String, Strategy.ParseOutput == Date {
+            DateDecodingStrategy(kind: .formatted { try strategy.parse($0) })
+        }
 
         /// Decodes dates with a closure given a decoder positioned at the value.
         ///

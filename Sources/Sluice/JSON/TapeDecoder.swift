@@ -199,6 +199,19 @@ final class TapeDecoder: Decoder {
                 )
             }
             return date
+        case .formatted(let parse):
+            let text = try decodeString(at: entry)
+            do {
+                return try parse(text)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path(to: entry),
+                        debugDescription: "expected a date in the strategy's format, found \(describe(entry))",
+                        underlyingError: error
+                    )
+                )
+            }
         case .custom(let decode):
             return try withPosition(entry, depth: depth) { try decode(self) }
         }

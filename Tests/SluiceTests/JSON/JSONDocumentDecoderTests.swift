@@ -196,6 +196,28 @@ import Testing
         #expect(deferred.at.timeIntervalSinceReferenceDate == 10)
     }
 
+    @Test func decodesDatesWithAParseStrategy() throws {
+        // The strategy's documentation snippet.
+        let day = Date.ParseStrategy(
+            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)",
+            timeZone: .gmt,
+            isLenient: false
+        )
+        let decoder = JSONDocumentDecoder(dateDecodingStrategy: .formatted(day))
+        let dates = try decoder.decode([Date].self, from: Data(#"["1970-01-02", "2026-11-22"]"#.utf8))
+        #expect(dates.map(\.timeIntervalSince1970) == [86_400, 1_795_305_600])
+        let error = try #require(throws: DecodingError.self) {
+            try decoder.decode([Date].self, from: Data(#"["1970-01-02", "22/11/2026"]"#.utf8))
+        }
+        guard case .dataCorrupted(let context) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(context.debugDescription == #"expected a date in the strategy's format, found string "22/11/2026""#)
+        #expect(context.codingPath.map(\.stringValue) == ["Index 1"])
+        #expect(context.underlyingError != nil)
+    }
+
     @Test func decodesNonConformingFloats() throws {
         let decoder = JSONDocumentDecoder(
             nonConformingFloatDecodingStrategy: .convertFromString(
