@@ -51,16 +51,19 @@ public final class Repository: Sendable {
         set { state.withLock { $0.forced = newValue } }
     }
 
-    /// A new subscription to the repository's events, starting now: every request's start and its success,
-    /// failure or cancellation, in order.
+    /// The repository's events from now on: every request's start and its success, failure or cancellation, in
+    /// order.
     ///
-    /// Each access subscribes again. The subscription ends, and is removed, when its loop ends or its task is
-    /// cancelled.
-    public var events: AsyncStream<RepositoryEvent> {
-        hub.subscribe(bufferSize: eventBufferSize)
+    /// Each access subscribes again, and the first loop over the value sees every event from the access on. The
+    /// subscription belongs to the loop: it ends, and is removed, when the loop ends (its iterator is released) or
+    /// its task is cancelled, even if the value itself is kept. Looping over a kept value again subscribes from
+    /// then on. See ``RepositoryEvents``.
+    public var events: RepositoryEvents {
+        RepositoryEvents(hub: hub, bufferSize: eventBufferSize)
     }
 
-    /// The number of current subscribers to ``events``.
+    /// The number of current subscriptions to ``events``: loops in progress, and values from ``events`` that no
+    /// loop has iterated yet.
     public var subscriberCount: Int { hub.subscriberCount }
 
     /// Registers the response the mock environment gives an endpoint.

@@ -264,4 +264,45 @@ private struct EnvelopedRepo: EndpointDefinition {
         await cancelled.value
         #expect(repository.subscriberCount == 0)
     }
+
+    @Test func aKeptStreamHoldsNoSubscriptionOnceItsLoopEnds() async throws {
+        let repository = Repository(server: Server(), eventBufferSize: 8)
+        repository.forcedEnvironment = .mock
+        repository.register(json: "[]", for: ListRepos.self)
+        let kept = repository.events
+        #expect(repository.subscriberCount == 1)
+        _ = try await repository.perform(ListRepos())
+        for await event in kept {
+            #expect(event.sequence == 1)
+            break
+        }
+        #expect(repository.subscriberCount == 0)
+
+        // Nothing is buffered for the kept stream until it is iterated again, which subscribes from then on.
+        _ = try await repository.perform(ListRepos())
+        #expect(repository.subscriberCount == 0)
+        var again = kept.makeAsyncIterator()
+        #expect(repository.subscriberCount == 1)
+        _ = try await repository.perform(ListRepos())
+        #expect(await again.next()?.sequence == 5)
+        withExtendedLifetime(kept) {}
+    }
+
+    @Test func endsASubscriptionWhenItsIteratorIsReleased() async throws {
+        let repository = Repository(server: Server(), eventBufferSize: 8)
+        repository.forcedEnvironment = .mock
+        repository.register(json: "[]", for: ListRepos.self)
+        let kept = repository.events
+        let copy = kept
+        do {
+            var first = kept.makeAsyncIterator()
+            var second = copy.makeAsyncIterator()
+            #expect(repository.subscriberCount == 2)
+            _ = try await repository.perform(ListRepos())
+            #expect(await first.next()?.kind == .started)
+            #expect(await second.next()?.kind == .started)
+        }
+        #expect(repository.subscriberCount == 0)
+        withExtendedLifetime((kept, copy)) {}
+    }
 }
