@@ -216,6 +216,47 @@ private struct EnvelopedRepo: EndpointDefinition {
         #expect(ended?.requestID == started?.requestID)
     }
 
+    @Test func showsEverySubscriberACancelledRequestStartAndEnd() async throws {
+        let server = try LoopbackServer()
+        server.route("GET", "/user/repos", response: LoopbackResponse(body: Data("[]".utf8), delay: .seconds(30)))
+        let repository = Repository(server: Server([.production: server.baseURL]))
+        var subscribers = (0..<3).map { _ in repository.events.makeAsyncIterator() }
+        #expect(repository.subscriberCount == 3)
+        let task = Task { try await repository.perform(ListRepos()) }
+        for index in subscribers.indices {
+            let started = try #require(await subscribers[index].next())
+            #expect("\(started.sequence) \(started.requestID) \(started.kind)" == "1 1 started", "subscriber \(index)")
+        }
+        task.cancel()
+        await #expect(throws: SluiceError.self) { try await task.value }
+        for index in subscribers.indices {
+            let ended = try #require(await subscribers[index].next())
+            #expect("\(ended.sequence) \(ended.requestID) \(ended.kind)" == "2 1 cancelled", "subscriber \(index)")
+            #expect(ended.error?.code == .cancelled, "subscriber \(index)")
+        }
+    }
+
+    @Test func aFailureEventCarriesItsError() async throws {
+        let server = try LoopbackServer()
+        server.route("POST", "/user/repos", response: .json(#"{"message": "name already exists"}"#, status: 422))
+        let repository = Repository(server: Server([.production: server.baseURL]))
+        var events = repository.events.makeAsyncIterator()
+        let thrown = try await #require(throws: SluiceError.self) {
+            try await repository.perform(CreateRepo(name: "taken"))
+        }
+        #expect(await events.next()?.kind == .started)
+        let failed = try #require(await events.next())
+        #expect(failed.kind == .failed)
+        let error = try #require(failed.error)
+        #expect(error.code == .status)
+        #expect(error.message == "unacceptable status 422 Unprocessable Content")
+        #expect(error.status == .unprocessableContent)
+        #expect(error.bodyExcerpt == #"{"message": "name already exists"}"#)
+        #expect(error.message == thrown.message)
+        #expect(failed.description.hasPrefix("#2 request 1 POST CreateRepo [production] failed after "))
+        #expect(failed.description.hasSuffix(": \(error.message)"))
+    }
+
     @Test func dropsTheOldestEventsOfASlowSubscriberAndNeverBlocks() async throws {
         let repository = Repository(server: Server(), eventBufferSize: 4)
         repository.forcedEnvironment = .mock
