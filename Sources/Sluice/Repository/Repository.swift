@@ -12,10 +12,14 @@
 /// }
 /// ```
 ///
-/// Each endpoint is called in its ``EndpointDefinition/environment``, resolved to a base URL by the repository's
-/// ``Server``, so base URLs are configuration, not code. ``Environment/mock`` is served from the fixtures
-/// registered with ``register(_:for:)`` through a stub performer: no connection is made. Setting
-/// ``forcedEnvironment`` sends every endpoint to one environment, such as `.mock` for UI tests.
+/// Base URLs are configuration, not code: the repository's ``Server`` resolves each environment to one. An endpoint
+/// that keeps the default environment, ``Environment/production``, is called in the server's
+/// ``Server/environment``, so switching it at run time (`repository.server.environment = .staging`) redirects every
+/// later request of those endpoints, as it does for declarative endpoints sharing the server. An endpoint that
+/// declares another ``EndpointDefinition/environment`` is always called there. ``Environment/mock`` is served from
+/// the fixtures registered with ``register(_:for:)`` through a stub performer: no connection is made. Setting
+/// ``forcedEnvironment`` sends every endpoint, whatever it declares, to one environment, such as `.mock` for UI
+/// tests.
 ///
 /// Each subscriber of ``events`` has a buffer of ``eventBufferSize`` events. One that falls behind loses its oldest
 /// undelivered events rather than slowing requests or growing memory; the events' sequence numbers show any gap.
@@ -45,7 +49,7 @@ public final class Repository: Sendable {
     }
 
     /// The environment every endpoint is performed in, whatever it declares; `nil` (the default) lets each
-    /// endpoint use its own.
+    /// endpoint use its own, and the server's ``Server/environment`` for those that keep the default.
     public var forcedEnvironment: Environment? {
         get { state.withLock { $0.forced } }
         set { state.withLock { $0.forced = newValue } }
@@ -107,7 +111,7 @@ public final class Repository: Sendable {
             state.requests += 1
             return (state.forced, state.fixtures[ObjectIdentifier(E.self)], state.requests)
         }
-        let environment = forced ?? E.environment
+        let environment = forced ?? environment(of: E.self)
         let start = ContinuousClock.now
         let publish = { (kind: RepositoryEvent.Kind, error: SluiceError?) in
             self.hub.publish { sequence in
@@ -132,6 +136,11 @@ public final class Repository: Sendable {
             publish(error.code == .cancelled ? .cancelled : .failed, error)
             throw error
         }
+    }
+
+    /// The environment an endpoint declares, or the server's current one for an endpoint that keeps the default.
+    private func environment<E: EndpointDefinition>(of endpoint: E.Type) -> Environment {
+        E.environment == .production ? server.environment : E.environment
     }
 
     private func perform<E: EndpointDefinition>(

@@ -129,6 +129,44 @@ private struct EnvelopedRepo: EndpointDefinition {
         #expect(production.receivedRequests.isEmpty)
     }
 
+    @Test func forcedEnvironmentSendsEveryEndpointThere() async throws {
+        staging.route("GET", "/user/repos", response: .json(#"[{"id": 8, "name": "staged"}]"#))
+        let events = repository.events
+        repository.forcedEnvironment = .staging
+        #expect(try await repository.perform(ListRepos()) == [Repo(id: 8, name: "staged")])
+        let received = try #require(staging.receivedRequests.last)
+        #expect(received.method == "GET")
+        #expect(received.path == "/user/repos")
+        #expect(
+            Set(received.queryItems.map { "\($0.name)=\($0.value ?? "")" }) == [
+                "per_page=2", "sort=name", "type=owner", "type=member",
+            ]
+        )
+        #expect(production.receivedRequests.isEmpty)
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next()?.environment == .staging)
+    }
+
+    @Test func switchingTheServersEnvironmentRedirectsLaterRequests() async throws {
+        repository.register(json: #"{"id": 42, "name": "from fixture"}"#, for: NotYetOnTheServer.self)
+        staging.route("GET", "/user/repos", response: .json(#"[{"id": 8, "name": "staged"}]"#))
+        #expect(try await repository.perform(ListRepos()).map(\.name) == ["a", "b"])
+        #expect(production.receivedRequests.count == 1)
+
+        repository.server.environment = .staging
+        #expect(try await repository.perform(ListRepos()).map(\.name) == ["staged"])
+        #expect(staging.receivedRequests.map(\.path) == ["/user/repos"])
+        // An endpoint that declares its own environment keeps it.
+        #expect(try await repository.perform(NotYetOnTheServer()).name == "from fixture")
+        #expect(try await repository.perform(StagingOnly()).name == "beta")
+        #expect(production.receivedRequests.count == 1)
+
+        repository.server.environment = .production
+        _ = try await repository.perform(ListRepos())
+        #expect(production.receivedRequests.count == 2)
+        #expect(staging.receivedRequests.count == 2)
+    }
+
     @Test func servesTheMockEnvironmentFromFixturesWithoutAConnection() async throws {
         repository.register(json: #"{"id": 42, "name": "from fixture"}"#, for: NotYetOnTheServer.self)
         #expect(try await repository.perform(NotYetOnTheServer()).name == "from fixture")
