@@ -29,6 +29,14 @@ private struct DeleteRepo: EndpointDefinition {
     var method: HTTPMethod { .delete }
 }
 
+/// One definition for several methods, to compare where each puts the same parameters.
+private struct Search: EndpointDefinition {
+    typealias Response = EmptyResponse
+    static let path = "/search"
+    var method: HTTPMethod
+    var parameters: [String: Any] { ["q": "swift", "page": 2, "tags": ["a", "b"]] }
+}
+
 private struct StagingOnly: EndpointDefinition {
     typealias Response = SingleResponse<Repo>
     static let path = "/beta"
@@ -99,6 +107,27 @@ private struct EnvelopedRepo: EndpointDefinition {
             ]
         )
         #expect(received.body.isEmpty)
+    }
+
+    @Test(arguments: [HTTPMethod.head, .delete])
+    func putsParametersInTheQuery(for method: HTTPMethod) async throws {
+        let expected: Set = ["q=swift", "page=2", "tags=a", "tags=b"]
+        let built = try GenericRequest(Search(method: method), baseURL: production.baseURL).build()
+        #expect(built.httpMethod == method.rawValue)
+        let url = try #require(built.url)
+        #expect(url.path == "/search")
+        let items = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
+        #expect(Set(items.map { "\($0.name)=\($0.value ?? "")" }) == expected)
+        #expect(built.httpBody == nil)
+        #expect(built.value(forHTTPHeaderField: "Content-Type") == nil)
+
+        production.route(method.rawValue, "/search", response: LoopbackResponse(status: 204))
+        try await repository.perform(Search(method: method))
+        let received = try #require(production.receivedRequests.last)
+        #expect(received.method == method.rawValue)
+        #expect(Set(received.queryItems.map { "\($0.name)=\($0.value ?? "")" }) == expected)
+        #expect(received.body.isEmpty)
+        #expect(received.header("Content-Type") == nil)
     }
 
     @Test func putsParametersInAJSONBodyForPost() async throws {
