@@ -83,6 +83,32 @@ import Testing
         #expect(missing.message.contains("GET http://127.0.0.1:\(server.port)/counter"))
     }
 
+    @Test func replaysInTheOrderOfTheFixtureNumbersPastFourDigits() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-order-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Names as the recorder writes them, and one written by hand without a number, which comes last.
+        for (name, body) in [
+            ("9999-GET-counter.json", "9999"), ("10000-GET-counter.json", "10000"), ("0998-GET-counter.json", "998"),
+            ("handwritten.json", "by hand"), ("10001-GET-counter.json", "10001"),
+        ] {
+            let fixture = #"""
+                {"method": "GET", "url": "https://api.example.com/counter", "request": {"headers": {}},
+                 "status": 200, "response": {"headers": {"Content-Type": "text/plain"}, "body": "\#(body)"}}
+                """#
+            try Data(fixture.utf8).write(to: directory.appendingPathComponent(name))
+        }
+        let replay = APIClient(requestPerformer: try ReplayingPerformer(directory: directory))
+        let url = try #require(URL(string: "https://api.example.com/counter"))
+        var answers: [String] = []
+        for _ in 0..<6 {
+            answers.append(String(decoding: try await replay.perform(Fetch(url: url)), as: UTF8.self))
+        }
+        #expect(answers == ["998", "9999", "10000", "10001", "by hand", "by hand"])
+    }
+
     @Test func refusesAnUnreadableFixture() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
