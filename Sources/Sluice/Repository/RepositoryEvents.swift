@@ -78,3 +78,7 @@ public struct RepositoryEvents: AsyncSequence, Sendable {
         }
     }
 }
+
+// An iterator is one loop's cursor over its subscription's buffer, as `AsyncStream`'s is: not for sharing.
+@available(*, unavailable)
+extension RepositoryEvents.Iterator: Sendable {}
