@@ -12,7 +12,8 @@
 /// ``default`` is the server of endpoints that name none. It starts with no base URLs; an app configures it once at
 /// launch with ``setBaseURL(_:for:)``.
 ///
-/// A server is a reference: every endpoint holding it sees a switch at once. Its state is guarded by a lock.
+/// A server is a reference: every endpoint holding it sees a switch at once, and so does a ``Repository`` for the
+/// endpoint definitions that keep the default environment. Its state is guarded by a lock.
 public final class Server: Sendable {
     private let state: Locked<(urls: [Environment: URL], environment: Environment)>
 

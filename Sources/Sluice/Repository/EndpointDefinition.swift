@@ -23,6 +23,10 @@ public protocol EndpointDefinition {
 
     /// The environment the endpoint is called in; ``Environment/production`` by default. Declare another to
     /// call one endpoint elsewhere, such as ``Environment/mock`` for an endpoint the server does not have yet.
+    ///
+    /// The default follows the app's run-time switch: a ``Repository`` calls an endpoint declaring production in
+    /// its server's ``Server/environment``, which is production until the app switches it. Any other environment
+    /// is kept whatever the server's; only ``Repository/forcedEnvironment`` overrides it.
     static var environment: Environment { get }
 
     /// The parameters; none by default.

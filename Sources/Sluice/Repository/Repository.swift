@@ -12,10 +12,14 @@
 /// }
 /// ```
 ///
-/// Each endpoint is called in its ``EndpointDefinition/environment``, resolved to a base URL by the repository's
-/// ``Server``, so base URLs are configuration, not code. ``Environment/mock`` is served from the fixtures
-/// registered with ``register(_:for:)`` through a stub performer: no connection is made. Setting
-/// ``forcedEnvironment`` sends every endpoint to one environment, such as `.mock` for UI tests.
+/// Base URLs are configuration, not code: the repository's ``Server`` resolves each environment to one. An endpoint
+/// that keeps the default environment, ``Environment/production``, is called in the server's
+/// ``Server/environment``, so switching it at run time (`repository.server.environment = .staging`) redirects every
+/// later request of those endpoints, as it does for declarative endpoints sharing the server. An endpoint that
+/// declares another ``EndpointDefinition/environment`` is always called there. ``Environment/mock`` is served from
+/// the fixtures registered with ``register(_:for:)`` through a stub performer: no connection is made. Setting
+/// ``forcedEnvironment`` sends every endpoint, whatever it declares, to one environment, such as `.mock` for UI
+/// tests.
 ///
 /// Each subscriber of ``events`` has a buffer of ``eventBufferSize`` events. One that falls behind loses its oldest
 /// undelivered events rather than slowing requests or growing memory; the events' sequence numbers show any gap.
@@ -45,22 +49,25 @@ public final class Repository: Sendable {
     }
 
     /// The environment every endpoint is performed in, whatever it declares; `nil` (the default) lets each
-    /// endpoint use its own.
+    /// endpoint use its own, and the server's ``Server/environment`` for those that keep the default.
     public var forcedEnvironment: Environment? {
         get { state.withLock { $0.forced } }
         set { state.withLock { $0.forced = newValue } }
     }
 
-    /// A new subscription to the repository's events, starting now: every request's start and its success,
-    /// failure or cancellation, in order.
+    /// The repository's events from now on: every request's start and its success, failure or cancellation, in
+    /// order.
     ///
-    /// Each access subscribes again. The subscription ends, and is removed, when its loop ends or its task is
-    /// cancelled.
-    public var events: AsyncStream<RepositoryEvent> {
-        hub.subscribe(bufferSize: eventBufferSize)
+    /// Each access subscribes again, and the first loop over the value sees every event from the access on. The
+    /// subscription belongs to the loop: it ends, and is removed, when the loop ends (its iterator is released) or
+    /// its task is cancelled, even if the value itself is kept. Looping over a kept value again subscribes from
+    /// then on. See ``RepositoryEvents``.
+    public var events: RepositoryEvents {
+        RepositoryEvents(hub: hub, bufferSize: eventBufferSize)
     }
 
-    /// The number of current subscribers to ``events``.
+    /// The number of current subscriptions to ``events``: loops in progress, and values from ``events`` that no
+    /// loop has iterated yet.
     public var subscriberCount: Int { hub.subscriberCount }
 
     /// Registers the response the mock environment gives an endpoint.
@@ -104,7 +111,7 @@ public final class Repository: Sendable {
             state.requests += 1
             return (state.forced, state.fixtures[ObjectIdentifier(E.self)], state.requests)
         }
-        let environment = forced ?? E.environment
+        let environment = forced ?? environment(of: E.self)
         let start = ContinuousClock.now
         let publish = { (kind: RepositoryEvent.Kind, error: SluiceError?) in
             self.hub.publish { sequence in
@@ -129,6 +136,11 @@ public final class Repository: Sendable {
             publish(error.code == .cancelled ? .cancelled : .failed, error)
             throw error
         }
+    }
+
+    /// The environment an endpoint declares, or the server's current one for an endpoint that keeps the default.
+    private func environment<E: EndpointDefinition>(of endpoint: E.Type) -> Environment {
+        E.environment == .production ? server.environment : E.environment
     }
 
     private func perform<E: EndpointDefinition>(

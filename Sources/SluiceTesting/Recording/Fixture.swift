@@ -3,8 +3,9 @@ import Sluice
 
 /// One recorded exchange, as a fixture file holds it.
 ///
-/// The file holds the request's method, URL and headers and the response's status, headers and body. Bodies are kept
-/// as text when they are UTF-8, in Base64 otherwise.
+/// The file holds the request's method, URL, headers and body and the response's status, headers and body. A body is
+/// kept under `body` as text when its bytes are UTF-8 that reads back to the same bytes, and under `bodyBase64` in
+/// Base64 otherwise; the key says which, so either way the file holds the exact bytes.
 struct Fixture: Codable, Sendable {
     struct Message: Codable, Sendable {
         var headers: [String: String]
@@ -16,7 +17,7 @@ struct Fixture: Codable, Sendable {
             if body.isEmpty {
                 return
             }
-            if let text = String(data: body, encoding: .utf8) {
+            if let text = String(data: body, encoding: .utf8), Data(text.utf8) == body {
                 self.body = text
             } else {
                 self.bodyBase64 = body.base64EncodedString()

@@ -8,10 +8,15 @@ public import Sluice
 /// let client = APIClient(requestPerformer: recorder)
 /// ```
 ///
-/// Each exchange is one JSON file, numbered in the order the responses arrived: the request's method, URL, headers
-/// and body, and the response's status, headers and body. Secrets never reach the file: header values, JSON
-/// values and query items named by the ``Sluice/Redaction`` (by default `Authorization`, `Proxy-Authorization`,
-/// `Cookie` and `Set-Cookie`) are written as `<redacted>`, in the request and in the response.
+/// Each exchange is one JSON file, numbered in the order the responses arrived (`0001-GET-users.json`, four digits
+/// or more): the request's method, URL, headers and body, and the response's status, headers and body. Secrets
+/// never reach the file: header values, JSON values and query items named by the ``Sluice/Redaction`` (by default
+/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`) are written as `<redacted>`, in the request and
+/// in the response.
+///
+/// Bodies keep their exact bytes: as text under `body` when they are UTF-8, in Base64 under `bodyBase64` otherwise.
+/// The one exception is a JSON body in which the redaction hides a value: it is written re-encoded, compact, with
+/// the hidden values replaced, so its bytes differ from the ones sent or received.
 public final class RecordingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -46,12 +51,12 @@ public final class RecordingPerformer: RequestPerformer {
             url: redaction.url(request.url),
             request: Fixture.Message(
                 headers: redacted(request.allHTTPHeaderFields ?? [:]),
-                body: Data(redaction.body(request.httpBody ?? Data(), limit: .max).utf8)
+                body: recorded(request.httpBody ?? Data())
             ),
             status: response.status.code,
             response: Fixture.Message(
                 headers: redacted(response.headers.dictionary),
-                body: redactedBody(response.body)
+                body: recorded(response.body)
             )
         )
         let number = counter.withLock { counter in
@@ -72,9 +77,12 @@ public final class RecordingPerformer: RequestPerformer {
         Dictionary(uniqueKeysWithValues: headers.map { ($0.key, redaction.value($0.value, of: Header($0.key))) })
     }
 
-    /// A JSON or text body with its hidden values replaced; any other body as it is.
-    private func redactedBody(_ body: Data) -> Data {
-        guard String(data: body, encoding: .utf8) != nil else { return body }
-        return Data(redaction.body(body, limit: .max).utf8)
+    /// A body as it is, unless the redaction hides a value in it: then the body as the redaction shows it, a JSON
+    /// body compact with the hidden values replaced.
+    private func recorded(_ body: Data) -> Data {
+        let redacted = redaction.body(body, limit: .max)
+        // Without JSON keys to hide, the same rendering shows what the redaction would change, if anything.
+        let unredacted = Redaction(headers: redaction.headers, queryItems: redaction.queryItems).body(body, limit: .max)
+        return redacted == unredacted ? body : Data(redacted.utf8)
     }
 }

@@ -8,8 +8,9 @@ public import Sluice
 ///
 /// A request matches a fixture with the same method and URL (compared after the same redaction, since the file
 /// holds the redacted URL). Fixtures recorded for the same method and URL answer in the order they were recorded,
-/// and the last one answers again after that. A request without a fixture fails at once with an error that lists
-/// the fixtures there are.
+/// that is of the number their names start with (`9999-…` before `10000-…`), and the last one answers again after
+/// that; files whose names start with no number come after the numbered ones, in the order of their names. A
+/// request without a fixture fails at once with an error that lists the fixtures there are.
 public final class ReplayingPerformer: RequestPerformer {
     /// The directory the fixtures were read from.
     public let directory: URL
@@ -28,7 +29,7 @@ public final class ReplayingPerformer: RequestPerformer {
         self.redaction = redaction
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".json") }
-            .sorted()
+            .sorted(by: ReplayingPerformer.recordingOrder)
         var fixtures: [String: [Fixture]] = [:]
         for name in names {
             let file = directory.appendingPathComponent(name)
@@ -45,6 +46,22 @@ public final class ReplayingPerformer: RequestPerformer {
 
     private static func key(_ method: String, _ url: String) -> String {
         "\(method) \(url)"
+    }
+
+    /// Whether one fixture file was recorded before another: by the number the names start with, numbered files
+    /// first, then by name.
+    private static func recordingOrder(_ first: String, _ second: String) -> Bool {
+        switch (number(of: first), number(of: second)) {
+        case (let left?, let right?) where left != right: left < right
+        case (_?, nil): true
+        case (nil, _?): false
+        default: first < second
+        }
+    }
+
+    /// The number a fixture's name starts with, as a ``RecordingPerformer`` writes it: `12` for `0012-GET-users.json`.
+    private static func number(of name: String) -> Int? {
+        Int(name.prefix { $0.isASCII && $0.isNumber })
     }
 
     /// Answers a request with its recorded response.

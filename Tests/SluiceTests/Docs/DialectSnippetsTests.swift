@@ -181,6 +181,12 @@ enum RepositoryArticle {
         return following
     }
 
+    static func staged(_ repository: Repository) async throws -> [User] {
+        repository.server.environment = .staging
+        let staged = try await repository.perform(Endpoints.Following())  // from https://staging.example.com
+        return staged
+    }
+
     struct Recommendations: EndpointDefinition {
         typealias Response = ArrayResponse<User>
         static let path = "/recommendations"
@@ -289,5 +295,15 @@ extension Endpoints {
             try RepositoryArticle.PagedResponse<RepositoryArticle.User>(json: JSON(parsing: "{}"))
         }
         _ = RepositoryArticle.documented
+    }
+
+    @Test func repositoryArticleSwitchesTheEnvironmentAtRunTime() async throws {
+        let staging = try LoopbackServer()
+        staging.route("GET", "/user/following", response: .json(#"[{"id": 4, "login": "barbara"}]"#))
+        let repository = Repository(
+            server: Server([.production: URL(string: "http://production.invalid")!, .staging: staging.baseURL])
+        )
+        #expect(try await RepositoryArticle.staged(repository).map(\.login) == ["barbara"])
+        #expect(staging.receivedRequests.map(\.target) == ["/user/following?per_page=50"])
     }
 }

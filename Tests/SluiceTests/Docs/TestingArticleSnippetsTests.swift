@@ -59,6 +59,35 @@ private enum AppDependencies {
         _ = (recording, replaying)
     }
 
+    @Test func replaysTheDocumentedFixture() async throws {
+        let fixtures = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-article-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: fixtures) }
+        let documented = #"""
+            {
+              "method" : "GET",
+              "request" : {
+                "headers" : {
+                  "Authorization" : "<redacted>"
+                }
+              },
+              "response" : {
+                "body" : "{\"id\": 1, \"name\": \"Ada\"}",
+                "headers" : {
+                  "Content-Type" : "application/json"
+                }
+              },
+              "status" : 200,
+              "url" : "https://api.example.com/profiles/1"
+            }
+            """#
+        try Data(documented.utf8).write(to: fixtures.appendingPathComponent("0001-GET-profiles_1.json"))
+        let replaying = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
+        #expect(try await replaying.perform(GetProfile(id: 1)).name == "Ada")
+    }
+
     @Test func sendsTheQuery() async throws {
         let server = try LoopbackServer()
         server.route("GET", "/profiles/1", response: .json(#"{"id": 1, "name": "Ada"}"#))

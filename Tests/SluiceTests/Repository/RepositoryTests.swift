@@ -29,6 +29,14 @@ private struct DeleteRepo: EndpointDefinition {
     var method: HTTPMethod { .delete }
 }
 
+/// One definition for several methods, to compare where each puts the same parameters.
+private struct Search: EndpointDefinition {
+    typealias Response = EmptyResponse
+    static let path = "/search"
+    var method: HTTPMethod
+    var parameters: [String: Any] { ["q": "swift", "page": 2, "tags": ["a", "b"]] }
+}
+
 private struct StagingOnly: EndpointDefinition {
     typealias Response = SingleResponse<Repo>
     static let path = "/beta"
@@ -101,6 +109,27 @@ private struct EnvelopedRepo: EndpointDefinition {
         #expect(received.body.isEmpty)
     }
 
+    @Test(arguments: [HTTPMethod.head, .delete])
+    func putsParametersInTheQuery(for method: HTTPMethod) async throws {
+        let expected: Set = ["q=swift", "page=2", "tags=a", "tags=b"]
+        let built = try GenericRequest(Search(method: method), baseURL: production.baseURL).build()
+        #expect(built.httpMethod == method.rawValue)
+        let url = try #require(built.url)
+        #expect(url.path == "/search")
+        let items = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
+        #expect(Set(items.map { "\($0.name)=\($0.value ?? "")" }) == expected)
+        #expect(built.httpBody == nil)
+        #expect(built.value(forHTTPHeaderField: "Content-Type") == nil)
+
+        production.route(method.rawValue, "/search", response: LoopbackResponse(status: 204))
+        try await repository.perform(Search(method: method))
+        let received = try #require(production.receivedRequests.last)
+        #expect(received.method == method.rawValue)
+        #expect(Set(received.queryItems.map { "\($0.name)=\($0.value ?? "")" }) == expected)
+        #expect(received.body.isEmpty)
+        #expect(received.header("Content-Type") == nil)
+    }
+
     @Test func putsParametersInAJSONBodyForPost() async throws {
         let repo = try await repository.perform(CreateRepo(name: "sluice"))
         #expect(repo == Repo(id: 3, name: "new"))
@@ -127,6 +156,44 @@ private struct EnvelopedRepo: EndpointDefinition {
         #expect(try await repository.perform(StagingOnly()).name == "beta")
         #expect(staging.receivedRequests.count == 1)
         #expect(production.receivedRequests.isEmpty)
+    }
+
+    @Test func forcedEnvironmentSendsEveryEndpointThere() async throws {
+        staging.route("GET", "/user/repos", response: .json(#"[{"id": 8, "name": "staged"}]"#))
+        let events = repository.events
+        repository.forcedEnvironment = .staging
+        #expect(try await repository.perform(ListRepos()) == [Repo(id: 8, name: "staged")])
+        let received = try #require(staging.receivedRequests.last)
+        #expect(received.method == "GET")
+        #expect(received.path == "/user/repos")
+        #expect(
+            Set(received.queryItems.map { "\($0.name)=\($0.value ?? "")" }) == [
+                "per_page=2", "sort=name", "type=owner", "type=member",
+            ]
+        )
+        #expect(production.receivedRequests.isEmpty)
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next()?.environment == .staging)
+    }
+
+    @Test func switchingTheServersEnvironmentRedirectsLaterRequests() async throws {
+        repository.register(json: #"{"id": 42, "name": "from fixture"}"#, for: NotYetOnTheServer.self)
+        staging.route("GET", "/user/repos", response: .json(#"[{"id": 8, "name": "staged"}]"#))
+        #expect(try await repository.perform(ListRepos()).map(\.name) == ["a", "b"])
+        #expect(production.receivedRequests.count == 1)
+
+        repository.server.environment = .staging
+        #expect(try await repository.perform(ListRepos()).map(\.name) == ["staged"])
+        #expect(staging.receivedRequests.map(\.path) == ["/user/repos"])
+        // An endpoint that declares its own environment keeps it.
+        #expect(try await repository.perform(NotYetOnTheServer()).name == "from fixture")
+        #expect(try await repository.perform(StagingOnly()).name == "beta")
+        #expect(production.receivedRequests.count == 1)
+
+        repository.server.environment = .production
+        _ = try await repository.perform(ListRepos())
+        #expect(production.receivedRequests.count == 2)
+        #expect(staging.receivedRequests.count == 2)
     }
 
     @Test func servesTheMockEnvironmentFromFixturesWithoutAConnection() async throws {
@@ -216,6 +283,47 @@ private struct EnvelopedRepo: EndpointDefinition {
         #expect(ended?.requestID == started?.requestID)
     }
 
+    @Test func showsEverySubscriberACancelledRequestStartAndEnd() async throws {
+        let server = try LoopbackServer()
+        server.route("GET", "/user/repos", response: LoopbackResponse(body: Data("[]".utf8), delay: .seconds(30)))
+        let repository = Repository(server: Server([.production: server.baseURL]))
+        var subscribers = (0..<3).map { _ in repository.events.makeAsyncIterator() }
+        #expect(repository.subscriberCount == 3)
+        let task = Task { try await repository.perform(ListRepos()) }
+        for index in subscribers.indices {
+            let started = try #require(await subscribers[index].next())
+            #expect("\(started.sequence) \(started.requestID) \(started.kind)" == "1 1 started", "subscriber \(index)")
+        }
+        task.cancel()
+        await #expect(throws: SluiceError.self) { try await task.value }
+        for index in subscribers.indices {
+            let ended = try #require(await subscribers[index].next())
+            #expect("\(ended.sequence) \(ended.requestID) \(ended.kind)" == "2 1 cancelled", "subscriber \(index)")
+            #expect(ended.error?.code == .cancelled, "subscriber \(index)")
+        }
+    }
+
+    @Test func aFailureEventCarriesItsError() async throws {
+        let server = try LoopbackServer()
+        server.route("POST", "/user/repos", response: .json(#"{"message": "name already exists"}"#, status: 422))
+        let repository = Repository(server: Server([.production: server.baseURL]))
+        var events = repository.events.makeAsyncIterator()
+        let thrown = try await #require(throws: SluiceError.self) {
+            try await repository.perform(CreateRepo(name: "taken"))
+        }
+        #expect(await events.next()?.kind == .started)
+        let failed = try #require(await events.next())
+        #expect(failed.kind == .failed)
+        let error = try #require(failed.error)
+        #expect(error.code == .status)
+        #expect(error.message == "unacceptable status 422 Unprocessable Content")
+        #expect(error.status == .unprocessableContent)
+        #expect(error.bodyExcerpt == #"{"message": "name already exists"}"#)
+        #expect(error.message == thrown.message)
+        #expect(failed.description.hasPrefix("#2 request 1 POST CreateRepo [production] failed after "))
+        #expect(failed.description.hasSuffix(": \(error.message)"))
+    }
+
     @Test func dropsTheOldestEventsOfASlowSubscriberAndNeverBlocks() async throws {
         let repository = Repository(server: Server(), eventBufferSize: 4)
         repository.forcedEnvironment = .mock
@@ -263,5 +371,46 @@ private struct EnvelopedRepo: EndpointDefinition {
         cancelled.cancel()
         await cancelled.value
         #expect(repository.subscriberCount == 0)
+    }
+
+    @Test func aKeptStreamHoldsNoSubscriptionOnceItsLoopEnds() async throws {
+        let repository = Repository(server: Server(), eventBufferSize: 8)
+        repository.forcedEnvironment = .mock
+        repository.register(json: "[]", for: ListRepos.self)
+        let kept = repository.events
+        #expect(repository.subscriberCount == 1)
+        _ = try await repository.perform(ListRepos())
+        for await event in kept {
+            #expect(event.sequence == 1)
+            break
+        }
+        #expect(repository.subscriberCount == 0)
+
+        // Nothing is buffered for the kept stream until it is iterated again, which subscribes from then on.
+        _ = try await repository.perform(ListRepos())
+        #expect(repository.subscriberCount == 0)
+        var again = kept.makeAsyncIterator()
+        #expect(repository.subscriberCount == 1)
+        _ = try await repository.perform(ListRepos())
+        #expect(await again.next()?.sequence == 5)
+        withExtendedLifetime(kept) {}
+    }
+
+    @Test func endsASubscriptionWhenItsIteratorIsReleased() async throws {
+        let repository = Repository(server: Server(), eventBufferSize: 8)
+        repository.forcedEnvironment = .mock
+        repository.register(json: "[]", for: ListRepos.self)
+        let kept = repository.events
+        let copy = kept
+        do {
+            var first = kept.makeAsyncIterator()
+            var second = copy.makeAsyncIterator()
+            #expect(repository.subscriberCount == 2)
+            _ = try await repository.perform(ListRepos())
+            #expect(await first.next()?.kind == .started)
+            #expect(await second.next()?.kind == .started)
+        }
+        #expect(repository.subscriberCount == 0)
+        withExtendedLifetime((kept, copy)) {}
     }
 }

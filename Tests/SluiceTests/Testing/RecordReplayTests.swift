@@ -83,6 +83,81 @@ import Testing
         #expect(missing.message.contains("GET http://127.0.0.1:\(server.port)/counter"))
     }
 
+    struct Upload: Request {
+        typealias ResponseObject = Data
+        var url: URL
+        var body: Data
+        func build() throws -> URLRequest {
+            var request = URLRequest(url: url)
+            request.httpMethod = "PUT"
+            request.httpBody = body
+            return request
+        }
+    }
+
+    @Test func recordsBodiesByteForByteUnlessARedactionHidesAValue() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let spaced = Data("{\n  \"id\": 1,\n  \"name\": \"Ada\"\n}\n".utf8)
+        let binary = Data([0xFF, 0x00, 0xFE, 0x0A])
+        server.route("PUT", "/avatar", response: .json(String(decoding: spaced, as: UTF8.self)))
+        server.route("PUT", "/profile", response: .json(#"{"name": "Ada", "token": "s3cr3t"}"#))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-bytes-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let redaction = Redaction.default.adding(jsonKeys: ["token"])
+        let recording = APIClient(
+            requestPerformer: RecordingPerformer(
+                base: NetworkRequestPerformer(),
+                directory: directory,
+                redaction: redaction
+            )
+        )
+        #expect(try await recording.perform(Upload(url: server.url("/avatar"), body: binary)) == spaced)
+        let profile = Data(#"{ "name": "Ada" }"#.utf8)
+        _ = try await recording.perform(Upload(url: server.url("/profile"), body: profile))
+
+        let avatar = try JSON(parsing: Data(contentsOf: directory.appendingPathComponent("0001-PUT-avatar.json")))
+        #expect(avatar["request"]?["bodyBase64"]?.string == binary.base64EncodedString())
+        #expect(avatar["request"]?["body"] == nil)
+        #expect(avatar["response"]?["body"]?.string == String(decoding: spaced, as: UTF8.self))
+        let recorded = try JSON(parsing: Data(contentsOf: directory.appendingPathComponent("0002-PUT-profile.json")))
+        #expect(recorded["request"]?["body"]?.string == #"{ "name": "Ada" }"#)
+        // A hidden value had to be replaced, so that body is written again, compact.
+        #expect(recorded["response"]?["body"]?.string == #"{"name":"Ada","token":"<redacted>"}"#)
+
+        server.stop()
+        let replay = APIClient(requestPerformer: try ReplayingPerformer(directory: directory, redaction: redaction))
+        #expect(try await replay.perform(Upload(url: server.url("/avatar"), body: binary)) == spaced)
+    }
+
+    @Test func replaysInTheOrderOfTheFixtureNumbersPastFourDigits() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-order-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Names as the recorder writes them, and one written by hand without a number, which comes last.
+        for (name, body) in [
+            ("9999-GET-counter.json", "9999"), ("10000-GET-counter.json", "10000"), ("0998-GET-counter.json", "998"),
+            ("handwritten.json", "by hand"), ("10001-GET-counter.json", "10001"),
+        ] {
+            let fixture = #"""
+                {"method": "GET", "url": "https://api.example.com/counter", "request": {"headers": {}},
+                 "status": 200, "response": {"headers": {"Content-Type": "text/plain"}, "body": "\#(body)"}}
+                """#
+            try Data(fixture.utf8).write(to: directory.appendingPathComponent(name))
+        }
+        let replay = APIClient(requestPerformer: try ReplayingPerformer(directory: directory))
+        let url = try #require(URL(string: "https://api.example.com/counter"))
+        var answers: [String] = []
+        for _ in 0..<6 {
+            answers.append(String(decoding: try await replay.perform(Fetch(url: url)), as: UTF8.self))
+        }
+        #expect(answers == ["998", "9999", "10000", "10001", "by hand", "by hand"])
+    }
+
     @Test func refusesAnUnreadableFixture() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
