@@ -15,8 +15,10 @@ public import Sluice
 /// in the response.
 ///
 /// Bodies keep their exact bytes: as text under `body` when they are UTF-8, in Base64 under `bodyBase64` otherwise.
-/// The one exception is a JSON body in which the redaction hides a value: it is written re-encoded, compact, with
-/// the hidden values replaced, so its bytes differ from the ones sent or received.
+/// The one exception is a body in which the redaction hides something, as ``Sluice/Redaction/body(_:limit:)``
+/// shows it: a JSON body re-encoded, compact, with the hidden values replaced; a form body with its hidden fields
+/// replaced; other text that mentions a hidden name replaced by a note of its size. Its bytes then differ from the
+/// ones sent or received.
 public final class RecordingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -77,12 +79,11 @@ public final class RecordingPerformer: RequestPerformer {
         Dictionary(uniqueKeysWithValues: headers.map { ($0.key, redaction.value($0.value, of: Header($0.key))) })
     }
 
-    /// A body as it is, unless the redaction hides a value in it: then the body as the redaction shows it, a JSON
-    /// body compact with the hidden values replaced.
+    /// A body as it is, unless the redaction hides something in it: then the body as the redaction shows it.
     private func recorded(_ body: Data) -> Data {
         let redacted = redaction.body(body, limit: .max)
-        // Without JSON keys to hide, the same rendering shows what the redaction would change, if anything.
-        let unredacted = Redaction(headers: redaction.headers, queryItems: redaction.queryItems).body(body, limit: .max)
+        // With nothing to hide, the same rendering shows what the redaction would change, if anything.
+        let unredacted = Redaction().body(body, limit: .max)
         return redacted == unredacted ? body : Data(redacted.utf8)
     }
 }

@@ -353,21 +353,13 @@ private struct EnvelopedRepo: EndpointDefinition {
             }
             return 0
         }
-        while repository.subscriberCount == 0 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("the consumer subscribed") { repository.subscriberCount > 0 }
         _ = try await repository.perform(ListRepos())
         #expect(await consumer.value == 2)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while repository.subscriberCount > 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(repository.subscriberCount == 0)
+        try await waitUntil("the consumer's subscription removed") { repository.subscriberCount == 0 }
 
         let cancelled = Task { for await _ in repository.events {} }
-        while repository.subscriberCount == 0 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil("the loop subscribed") { repository.subscriberCount > 0 }
         cancelled.cancel()
         await cancelled.value
         #expect(repository.subscriberCount == 0)

@@ -132,6 +132,30 @@ import Testing
         #expect(try await replay.perform(Upload(url: server.url("/avatar"), body: binary)) == spaced)
     }
 
+    @Test func recordsNoSecretFromFormOrTextBodies() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("PUT", "/login", response: .text("ok"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-forms-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = APIClient(
+            requestPerformer: RecordingPerformer(
+                base: NetworkRequestPerformer(),
+                directory: directory,
+                redaction: Redaction.default.adding(queryItems: ["sig", "password"])
+            )
+        )
+        _ = try await recording.perform(Upload(url: server.url("/login"), body: Data("user=ada&password=s3cr3t".utf8)))
+        _ = try await recording.perform(Upload(url: server.url("/login"), body: Data("sig: s3cr3t".utf8)))
+        let form = try JSON(parsing: Data(contentsOf: directory.appendingPathComponent("0001-PUT-login.json")))
+        #expect(form["request"]?["body"]?.string == "user=ada&password=%3Credacted%3E")
+        let text = try String(contentsOf: directory.appendingPathComponent("0002-PUT-login.json"), encoding: .utf8)
+        #expect(!text.contains("s3cr3t"), "\(text)")
+        #expect(text.contains("11 bytes, not shown"))
+    }
+
     @Test func replaysInTheOrderOfTheFixtureNumbersPastFourDigits() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-order-\(UUID().uuidString)"
