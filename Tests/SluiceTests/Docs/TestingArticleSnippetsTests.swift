@@ -25,6 +25,15 @@ private enum AppDependencies {
     static let client = MockClient()
 }
 
+/// The record-and-replay snippet as the article writes it, with its fixture directory; compiled, and run by
+/// `recordsAndReplays()` against a temporary directory instead.
+private func articleRecordAndReplay() throws -> (APIClient, APIClient) {
+    let fixtures = URL(fileURLWithPath: "Tests/Fixtures/Profiles")
+    let recording = APIClient(requestPerformer: RecordingPerformer(base: NetworkRequestPerformer(), directory: fixtures))
+    let replaying = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
+    return (recording, replaying)
+}
+
 @Suite struct TestingArticleSnippetsTests {
     @Test func showsTheProfileName() async throws {
         let mock = MockClient()
@@ -57,6 +66,9 @@ private enum AppDependencies {
         )
         let replaying = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
         _ = (recording, replaying)
+        // The article's own directory does not exist here: replaying from it fails, naming it.
+        let error = try #require(throws: (any Error).self) { try articleRecordAndReplay() }
+        #expect("\(error)".contains("Tests/Fixtures/Profiles"), "\(error)")
     }
 
     @Test func replaysTheDocumentedFixture() async throws {
