@@ -29,7 +29,9 @@ private enum AppDependencies {
 /// `recordsAndReplays()` against a temporary directory instead.
 private func articleRecordAndReplay() throws -> (APIClient, APIClient) {
     let fixtures = URL(fileURLWithPath: "Tests/Fixtures/Profiles")
-    let recording = APIClient(requestPerformer: RecordingPerformer(base: NetworkRequestPerformer(), directory: fixtures))
+    let recording = APIClient(
+        requestPerformer: RecordingPerformer(base: NetworkRequestPerformer(), directory: fixtures)
+    )
     let replaying = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
     return (recording, replaying)
 }
