@@ -25,21 +25,20 @@ extension Endpoint {
         var query: [QueryPair] = []
         var form: [QueryPair] = []
         for parameter in definition.parameters {
-            switch parameter {
-            case .query(let key, let keyPath):
-                if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
-                {
-                    query.append(QueryPair(name: key, values: value.values, isArray: value.isArray))
+            // A value read by key path and a fixed one follow the same rules: a nil optional is left out.
+            let (key, value, inQuery): (String, Any, Bool) =
+                switch parameter {
+                case .query(let key, let keyPath): (key, parameters[keyPath: keyPath], true)
+                case .queryValue(let key, let value): (key, value, true)
+                case .form(let key, let keyPath): (key, parameters[keyPath: keyPath], false)
+                case .formValue(let key, let value): (key, value, false)
                 }
-            case .queryValue(let key, let value):
-                query.append(QueryPair(name: key, values: [value.pathValue], isArray: false))
-            case .form(let key, let keyPath):
-                if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
-                {
-                    form.append(QueryPair(name: key, values: value.values, isArray: value.isArray))
-                }
-            case .formValue(let key, let value):
-                form.append(QueryPair(name: key, values: [value.pathValue], isArray: false))
+            guard let text = try Self.parameterValues(value, field: "parameters.\(key)", name) else { continue }
+            let pair = QueryPair(name: key, values: text.values, isArray: text.isArray)
+            if inQuery {
+                query.append(pair)
+            } else {
+                form.append(pair)
             }
         }
 

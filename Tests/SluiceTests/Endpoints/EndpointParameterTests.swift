@@ -19,6 +19,23 @@ private struct GetInvoice: Endpoint {
     var pathComponents: PathComponents
 }
 
+/// Fixed values that are `nil` optionals, in the query and in the form.
+private struct Subscribe: Endpoint {
+    static let definition: Definition<Subscribe> = Definition(
+        method: .post,
+        path: "subscriptions",
+        parameters: [
+            .queryValue("since", value: Int?.none),
+            .queryValue("plan", value: "basic"),
+            .queryValue("coupon", value: String??.some(nil)),
+            .formValue("note", value: String?.none),
+            .formValue("email", value: "ada@example.com"),
+            .formValue("referrer", value: Int?.some(7)),
+        ]
+    )
+    typealias Response = Void
+}
+
 /// A form of text and arrays, with the array style given.
 private struct Profile<Style: ArrayStyle>: Endpoint {
     static var definition: Definition<Profile> {
@@ -55,6 +72,12 @@ private enum Commas: ArrayStyle {
 }
 
 @Suite struct EndpointParameterTests {
+    @Test func leavesOutFixedValuesThatAreNil() throws {
+        let request = try Subscribe().build(on: exampleAPI)
+        #expect(request.url?.absoluteString == "https://api.example.com/v2/subscriptions?plan=basic")
+        #expect(request.httpBody.map { String(decoding: $0, as: UTF8.self) } == "email=ada%40example.com&referrer=7")
+    }
+
     @Test func encodesAFormWithUnicodeTextAndArrays() throws {
         let parameters = Profile<Repeated>.Parameters(
             name: "Zoë Ångström ☕ 日本",
