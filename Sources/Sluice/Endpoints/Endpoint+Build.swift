@@ -59,7 +59,7 @@ extension Endpoint {
                 guard let representable = read as? any PathRepresentable else {
                     throw EndpointBuildError(
                         endpoint: name,
-                        field: "headers.\(header.name)",
+                        field: HeaderValidation.field(naming: header.name),
                         reason: "a value of type \(type(of: read)) is not PathRepresentable"
                     )
                 }
