@@ -116,6 +116,9 @@ extension Endpoint {
         guard hasBody else { return nil }
         do {
             return try bodyEncoder.encodeBody(body)
+        } catch let error as EndpointBuildError {
+            // The encoder named the field of the body at fault; it is a field of this endpoint's body.
+            throw EndpointBuildError(endpoint: name, field: "body.\(error.field)", reason: error.reason)
         } catch {
             throw EndpointBuildError(endpoint: name, field: "body", reason: "the encoder rejected it: \(error)")
         }

@@ -4,7 +4,8 @@
 /// instead: part headers and file contents are read in turn as the transport asks for bytes, so a file is never
 /// copied into memory, and `Content-Length` is computed from the file sizes.
 ///
-/// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do.
+/// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do. A part's content
+/// type holding a line break or another control character is refused, so that no header can be injected.
 public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// The boundary between parts: 1 to 70 characters from RFC 2046's set; a random one by default.
     public var boundary: String
@@ -21,7 +22,8 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// - Parameter value: A ``MultipartForm``.
     /// - Returns: The body, in memory or streamed, with its content type and boundary.
     /// - Throws: `EncodingError.invalidValue` when the value is not a form, the boundary is invalid, or a file is
-    ///   missing.
+    ///   missing; ``EndpointBuildError`` naming the part, as `MultipartForm.parts[1].contentType`, when a part's
+    ///   content type holds a control character.
     public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
         guard let form = value as? MultipartForm else {
             throw EncodingError.invalidValue(
@@ -64,7 +66,15 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     private func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
         var segments: [SegmentInputStream.Segment] = []
         var pending = Data()
-        for part in form.parts {
+        for (index, part) in form.parts.enumerated() {
+            if let contentType = part.contentType {
+                try HeaderValidation.checkValue(
+                    contentType,
+                    of: "the content type of part \"\(part.name)\"",
+                    endpoint: "MultipartForm",
+                    field: "parts[\(index)].contentType"
+                )
+            }
             pending.append(Data("--\(boundary)\r\n".utf8))
             var disposition = "Content-Disposition: form-data; name=\"\(escape(part.name))\""
             if let filename = part.filename {

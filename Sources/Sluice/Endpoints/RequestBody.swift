@@ -49,6 +49,10 @@ public struct RequestBody: Sendable {
 ///     }
 /// }
 /// ```
+///
+/// An encoder that can say which field of the body is at fault throws an ``EndpointBuildError`` whose field is
+/// a path in the body, such as `parts[1].contentType`: the build stage reports it under the endpoint's `body`,
+/// `UploadAvatar.body.parts[1].contentType`. Any other error is reported as the body's.
 public protocol RequestBodyEncoder {
     /// Encodes a body.
     ///
