@@ -1,8 +1,9 @@
 /// Writes a ``MultipartForm`` as a `multipart/form-data` body (RFC 7578).
 ///
-/// Parts held in memory are written into one buffer. When a part is a file on disk, the body is a stream
-/// instead: part headers and file contents are read in turn as the transport asks for bytes, so a file is never
-/// copied into memory, and `Content-Length` is computed from the file sizes.
+/// Parts held in memory are copied once, into a body allocated at its exact size. When a part is a file on disk,
+/// the body is a stream instead: part headers, parts held in memory and file contents are read in turn as the
+/// transport asks for bytes, so a file is never copied into memory, and `Content-Length` is computed from the
+/// file sizes.
 ///
 /// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do. A part's content
 /// type holding a line break or another control character is refused, so that no header can be injected.
@@ -45,25 +46,26 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
         }
         let segments = try self.segments(of: form)
         let contentType = "multipart/form-data; boundary=\(boundary)"
-        guard segments.contains(where: { if case .file = $0 { true } else { false } }) else {
-            let data = segments.reduce(into: Data()) { data, segment in
-                if case .bytes(let bytes) = segment {
-                    data.append(bytes)
-                }
-            }
-            return .data(data, contentType: contentType)
-        }
         let length = segments.reduce(0) { total, segment in
             switch segment {
             case .bytes(let bytes): total + bytes.count
             case .file(_, let size): total + size
             }
         }
+        guard segments.contains(where: { if case .file = $0 { true } else { false } }) else {
+            // One allocation of the body's exact size, into which each part's bytes are copied once.
+            var data = Data(capacity: length)
+            for case .bytes(let bytes) in segments {
+                data.append(bytes)
+            }
+            return .data(data, contentType: contentType)
+        }
         return .stream(length: length, contentType: contentType) { SegmentInputStream(segments) }
     }
 
-    /// The body as runs of bytes and files, in order.
-    private func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
+    /// The body as runs of bytes and files, in order: delimiters and part headers, and each part's content as a
+    /// segment of its own, which refers to the part's bytes without copying them.
+    func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
         var segments: [SegmentInputStream.Segment] = []
         var pending = Data()
         for (index, part) in form.parts.enumerated() {
@@ -85,9 +87,11 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
                 pending.append(Data("Content-Type: \(contentType)\r\n".utf8))
             }
             pending.append(Data("\r\n".utf8))
+            segments.append(.bytes(pending))
+            pending = Data()
             switch part.content {
             case .data(let data):
-                pending.append(data)
+                segments.append(.bytes(data))
             case .file(let url):
                 let size: Int
                 do {
@@ -102,8 +106,6 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
                         )
                     )
                 }
-                segments.append(.bytes(pending))
-                pending = Data()
                 segments.append(.file(url, size: size))
             }
             pending.append(Data("\r\n".utf8))
