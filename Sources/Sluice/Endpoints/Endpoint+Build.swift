@@ -49,7 +49,7 @@ extension Endpoint {
         var request = URLRequest(url: url)
         request.httpMethod = definition.method.rawValue
 
-        for (header, field) in definition.headers.sorted(by: { $0.key.canonicalName < $1.key.canonicalName }) {
+        for (header, field) in try definition.headers.inOrder(endpoint: name) {
             let value: String
             switch field {
             case .fieldValue(let fixed):
