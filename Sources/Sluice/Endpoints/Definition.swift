@@ -21,8 +21,9 @@
 /// The path is appended to the server's base URL for the current environment (a leading `/` does not replace
 /// the base URL's own path). Query parameters go in the URL; form parameters become an
 /// `application/x-www-form-urlencoded` body. Headers are added in the order of their names, after which a body's
-/// `Content-Type` is set from its encoder unless a header here sets it. Header names are compared ignoring case,
-/// and a name written twice fails the build stage.
+/// `Content-Type` is set from its encoder unless a header here sets it (a `multipart/*` type set here without a
+/// `boundary` gets the encoder's). A `Content-Length` set here must be the body's length when that is known. Header
+/// names are compared ignoring case, and a name written twice fails the build stage.
 public struct Definition<E: Endpoint>: Sendable {
     /// The request method.
     public var method: HTTPMethod

@@ -49,6 +49,7 @@ extension Endpoint {
         var request = URLRequest(url: url)
         request.httpMethod = definition.method.rawValue
 
+        var written: [Header: String] = [:]
         for (header, field) in try definition.headers.inOrder(endpoint: name) {
             let value: String
             switch field {
@@ -67,13 +68,12 @@ extension Endpoint {
             }
             try HeaderValidation.check(name: header.name, value: value, endpoint: name)
             request.setValue(value, forHTTPHeaderField: header.name)
+            written[header] = value
         }
 
         let encodedBody = try bodyToSend(formPairs: form, encoding: definition.queryEncoding, endpoint: name)
         if let encodedBody {
-            if request.value(forHTTPHeaderField: "Content-Type") == nil, let contentType = encodedBody.contentType {
-                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-            }
+            try Self.setBodyHeaders(of: encodedBody, on: &request, written: written, endpoint: name)
             switch encodedBody.content {
             case .data(let data):
                 request.httpBody = data
@@ -86,9 +86,6 @@ extension Endpoint {
                         field: "body",
                         reason: "the body stream could not be opened: \(error)"
                     )
-                }
-                if let length {
-                    request.setValue(String(length), forHTTPHeaderField: "Content-Length")
                 }
             }
         }
