@@ -77,7 +77,7 @@ extension Endpoint {
             switch encodedBody.content {
             case .data(let data):
                 request.httpBody = data
-            case .stream(let length, let make):
+            case .stream(_, let make):
                 do {
                     request.httpBodyStream = try make()
                 } catch {
