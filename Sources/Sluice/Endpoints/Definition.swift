@@ -21,7 +21,9 @@
 /// The path is appended to the server's base URL for the current environment (a leading `/` does not replace
 /// the base URL's own path). Query parameters go in the URL; form parameters become an
 /// `application/x-www-form-urlencoded` body. Headers are added in the order of their names, after which a body's
-/// `Content-Type` is set from its encoder unless a header here sets it.
+/// `Content-Type` is set from its encoder unless a header here sets it (a `multipart/*` type set here without a
+/// `boundary` gets the encoder's). A `Content-Length` set here must be the body's length when that is known. Header
+/// names are compared ignoring case, and a name written twice fails the build stage.
 public struct Definition<E: Endpoint>: Sendable {
     /// The request method.
     public var method: HTTPMethod
@@ -29,8 +31,8 @@ public struct Definition<E: Endpoint>: Sendable {
     public var path: EndpointPath<E.PathComponents>
     /// The query and form parameters.
     public var parameters: [Parameter<E.Parameters>]
-    /// The headers.
-    public var headers: [Header: HeaderField<E.HeaderValues>]
+    /// The headers, as written; a name written twice, in any case, fails the build stage.
+    public var headers: Headers
     /// The server whose base URL the path is resolved against; ``Server/default`` when `nil`.
     public var server: Server?
     /// How query and form parameters are written.
@@ -43,14 +45,14 @@ public struct Definition<E: Endpoint>: Sendable {
     ///   - method: The request method.
     ///   - path: The path, relative to the server's base URL.
     ///   - parameters: The query and form parameters.
-    ///   - headers: The headers.
+    ///   - headers: The headers, a dictionary literal of names and fields.
     ///   - queryEncoding: How query and form parameters are written.
     public init(
         server: Server? = nil,
         method: HTTPMethod,
         path: EndpointPath<E.PathComponents>,
         parameters: [Parameter<E.Parameters>] = [],
-        headers: [Header: HeaderField<E.HeaderValues>] = [:],
+        headers: Headers = [:],
         queryEncoding: QueryEncoding = .default
     ) {
         self.server = server

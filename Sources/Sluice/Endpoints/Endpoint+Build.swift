@@ -25,21 +25,20 @@ extension Endpoint {
         var query: [QueryPair] = []
         var form: [QueryPair] = []
         for parameter in definition.parameters {
-            switch parameter {
-            case .query(let key, let keyPath):
-                if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
-                {
-                    query.append(QueryPair(name: key, values: value.values, isArray: value.isArray))
+            // A value read by key path and a fixed one follow the same rules: a nil optional is left out.
+            let (key, value, inQuery): (String, Any, Bool) =
+                switch parameter {
+                case .query(let key, let keyPath): (key, parameters[keyPath: keyPath], true)
+                case .queryValue(let key, let value): (key, value, true)
+                case .form(let key, let keyPath): (key, parameters[keyPath: keyPath], false)
+                case .formValue(let key, let value): (key, value, false)
                 }
-            case .queryValue(let key, let value):
-                query.append(QueryPair(name: key, values: [value.pathValue], isArray: false))
-            case .form(let key, let keyPath):
-                if let value = try Self.parameterValues(parameters[keyPath: keyPath], field: "parameters.\(key)", name)
-                {
-                    form.append(QueryPair(name: key, values: value.values, isArray: value.isArray))
-                }
-            case .formValue(let key, let value):
-                form.append(QueryPair(name: key, values: [value.pathValue], isArray: false))
+            guard let text = try Self.parameterValues(value, field: "parameters.\(key)", name) else { continue }
+            let pair = QueryPair(name: key, values: text.values, isArray: text.isArray)
+            if inQuery {
+                query.append(pair)
+            } else {
+                form.append(pair)
             }
         }
 
@@ -50,7 +49,8 @@ extension Endpoint {
         var request = URLRequest(url: url)
         request.httpMethod = definition.method.rawValue
 
-        for (header, field) in definition.headers.sorted(by: { $0.key.canonicalName < $1.key.canonicalName }) {
+        var written: [Header: String] = [:]
+        for (header, field) in try definition.headers.inOrder(endpoint: name) {
             let value: String
             switch field {
             case .fieldValue(let fixed):
@@ -60,7 +60,7 @@ extension Endpoint {
                 guard let representable = read as? any PathRepresentable else {
                     throw EndpointBuildError(
                         endpoint: name,
-                        field: "headers.\(header.name)",
+                        field: HeaderValidation.field(naming: header.name),
                         reason: "a value of type \(type(of: read)) is not PathRepresentable"
                     )
                 }
@@ -68,17 +68,16 @@ extension Endpoint {
             }
             try HeaderValidation.check(name: header.name, value: value, endpoint: name)
             request.setValue(value, forHTTPHeaderField: header.name)
+            written[header] = value
         }
 
         let encodedBody = try bodyToSend(formPairs: form, encoding: definition.queryEncoding, endpoint: name)
         if let encodedBody {
-            if request.value(forHTTPHeaderField: "Content-Type") == nil, let contentType = encodedBody.contentType {
-                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-            }
+            try Self.setBodyHeaders(of: encodedBody, on: &request, written: written, endpoint: name)
             switch encodedBody.content {
             case .data(let data):
                 request.httpBody = data
-            case .stream(let length, let make):
+            case .stream(_, let make):
                 do {
                     request.httpBodyStream = try make()
                 } catch {
@@ -87,9 +86,6 @@ extension Endpoint {
                         field: "body",
                         reason: "the body stream could not be opened: \(error)"
                     )
-                }
-                if let length {
-                    request.setValue(String(length), forHTTPHeaderField: "Content-Length")
                 }
             }
         }
@@ -117,6 +113,9 @@ extension Endpoint {
         guard hasBody else { return nil }
         do {
             return try bodyEncoder.encodeBody(body)
+        } catch let error as EndpointBuildError {
+            // The encoder named the field of the body at fault; it is a field of this endpoint's body.
+            throw EndpointBuildError(endpoint: name, field: "body.\(error.field)", reason: error.reason)
         } catch {
             throw EndpointBuildError(endpoint: name, field: "body", reason: "the encoder rejected it: \(error)")
         }

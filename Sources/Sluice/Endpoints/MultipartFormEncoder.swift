@@ -1,10 +1,12 @@
 /// Writes a ``MultipartForm`` as a `multipart/form-data` body (RFC 7578).
 ///
-/// Parts held in memory are written into one buffer. When a part is a file on disk, the body is a stream
-/// instead: part headers and file contents are read in turn as the transport asks for bytes, so a file is never
-/// copied into memory, and `Content-Length` is computed from the file sizes.
+/// Parts held in memory are copied once, into a body allocated at its exact size. When a part is a file on disk,
+/// the body is a stream instead: part headers, parts held in memory and file contents are read in turn as the
+/// transport asks for bytes, so a file is never copied into memory, and `Content-Length` is computed from the
+/// file sizes.
 ///
-/// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do.
+/// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do. A part's content
+/// type holding a line break or another control character is refused, so that no header can be injected.
 public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// The boundary between parts: 1 to 70 characters from RFC 2046's set; a random one by default.
     public var boundary: String
@@ -21,7 +23,8 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// - Parameter value: A ``MultipartForm``.
     /// - Returns: The body, in memory or streamed, with its content type and boundary.
     /// - Throws: `EncodingError.invalidValue` when the value is not a form, the boundary is invalid, or a file is
-    ///   missing.
+    ///   missing; ``EndpointBuildError`` naming the part, as `MultipartForm.parts[1].contentType`, when a part's
+    ///   content type holds a control character.
     public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
         guard let form = value as? MultipartForm else {
             throw EncodingError.invalidValue(
@@ -43,28 +46,37 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
         }
         let segments = try self.segments(of: form)
         let contentType = "multipart/form-data; boundary=\(boundary)"
-        guard segments.contains(where: { if case .file = $0 { true } else { false } }) else {
-            let data = segments.reduce(into: Data()) { data, segment in
-                if case .bytes(let bytes) = segment {
-                    data.append(bytes)
-                }
-            }
-            return .data(data, contentType: contentType)
-        }
         let length = segments.reduce(0) { total, segment in
             switch segment {
             case .bytes(let bytes): total + bytes.count
             case .file(_, let size): total + size
             }
         }
+        guard segments.contains(where: { if case .file = $0 { true } else { false } }) else {
+            // One allocation of the body's exact size, into which each part's bytes are copied once.
+            var data = Data(capacity: length)
+            for case .bytes(let bytes) in segments {
+                data.append(bytes)
+            }
+            return .data(data, contentType: contentType)
+        }
         return .stream(length: length, contentType: contentType) { SegmentInputStream(segments) }
     }
 
-    /// The body as runs of bytes and files, in order.
-    private func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
+    /// The body as runs of bytes and files, in order: delimiters and part headers, and each part's content as a
+    /// segment of its own, which refers to the part's bytes without copying them.
+    func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
         var segments: [SegmentInputStream.Segment] = []
         var pending = Data()
-        for part in form.parts {
+        for (index, part) in form.parts.enumerated() {
+            if let contentType = part.contentType {
+                try HeaderValidation.checkValue(
+                    contentType,
+                    of: "the content type of part \"\(part.name)\"",
+                    endpoint: "MultipartForm",
+                    field: "parts[\(index)].contentType"
+                )
+            }
             pending.append(Data("--\(boundary)\r\n".utf8))
             var disposition = "Content-Disposition: form-data; name=\"\(escape(part.name))\""
             if let filename = part.filename {
@@ -75,9 +87,11 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
                 pending.append(Data("Content-Type: \(contentType)\r\n".utf8))
             }
             pending.append(Data("\r\n".utf8))
+            segments.append(.bytes(pending))
+            pending = Data()
             switch part.content {
             case .data(let data):
-                pending.append(data)
+                segments.append(.bytes(data))
             case .file(let url):
                 let size: Int
                 do {
@@ -92,8 +106,6 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
                         )
                     )
                 }
-                segments.append(.bytes(pending))
-                pending = Data()
                 segments.append(.file(url, size: size))
             }
             pending.append(Data("\r\n".utf8))

@@ -10,7 +10,8 @@
 /// ```
 ///
 /// A value must be ``PathRepresentable`` or an array of such values (encoded by the definition's
-/// ``QueryEncoding``); a `nil` optional is left out.
+/// ``QueryEncoding``). A `nil` optional is left out, whether read by key path or given as a fixed value:
+/// `.queryValue("since", value: Int?.none)` sends no `since` at all.
 public enum Parameter<T>: Sendable {
     /// A form parameter read from the endpoint's parameters.
     case form(String, path: any PartialKeyPath<T> & Sendable)

@@ -6,7 +6,8 @@ public struct RequestBody: Sendable {
     }
 
     let content: Content
-    /// The media type of the body, sent as `Content-Type` unless the definition sets that header.
+    /// The media type of the body, sent as `Content-Type` unless the definition sets that header; a `multipart/*`
+    /// type the definition sets without a `boundary` gets the boundary given here.
     public var contentType: String?
 
     /// A body held in memory.
@@ -22,7 +23,8 @@ public struct RequestBody: Sendable {
     /// A body read from a stream, for bodies too large to hold in memory.
     ///
     /// - Parameters:
-    ///   - length: The length in bytes, sent as `Content-Length` when known.
+    ///   - length: The length in bytes, sent as `Content-Length` when known; a `Content-Length` the definition
+    ///     sets must be the same.
     ///   - contentType: The media type.
     ///   - make: Opens a new stream over the body; called once per attempt.
     /// - Returns: The body.
@@ -49,6 +51,10 @@ public struct RequestBody: Sendable {
 ///     }
 /// }
 /// ```
+///
+/// An encoder that can say which field of the body is at fault throws an ``EndpointBuildError`` whose field is
+/// a path in the body, such as `parts[1].contentType`: the build stage reports it under the endpoint's `body`,
+/// `UploadAvatar.body.parts[1].contentType`. Any other error is reported as the body's.
 public protocol RequestBodyEncoder {
     /// Encodes a body.
     ///

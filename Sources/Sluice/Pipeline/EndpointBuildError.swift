@@ -8,7 +8,8 @@
 public struct EndpointBuildError: Error, Sendable, Hashable {
     /// The endpoint's type name.
     public let endpoint: String
-    /// The field that was wrong, such as `pathComponents.eventId` or `headers.X-Trace`.
+    /// The field that was wrong, such as `pathComponents.eventId`, `parameters.tags[2]` or `headers.X-Trace`; a
+    /// header name that is not a token is quoted, `headers["X Trace"]`.
     public let field: String
     /// What was wrong with it.
     public let reason: String

@@ -128,7 +128,7 @@ private enum APIDocs {
 
     static let path: EndpointPath<EventPath> = "calendars/\(path: \.calendarId)/events/\(path: \.eventId)"
 
-    /// The `Parameter`, `HeaderField` and `QueryEncoding` fragments, completed into one definition.
+    /// The `Parameter`, `HeaderField`, `Definition.Headers` and `QueryEncoding` fragments, completed into one definition.
     struct Fragments: Endpoint {
         typealias Response = Void
         struct Parameters {

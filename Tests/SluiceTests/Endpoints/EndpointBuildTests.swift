@@ -2,11 +2,6 @@ import Foundation
 import Sluice
 import Testing
 
-private let api = Server([
-    .production: URL(staticString: "https://api.example.com/v2"),
-    .staging: URL(staticString: "http://staging.local:8080"),
-])
-
 private struct GetFile: Endpoint {
     static let definition: Definition<GetFile> = Definition(
         method: .get,
@@ -122,13 +117,6 @@ private struct Note: Codable, Equatable, Sendable {
     var score: Double
 }
 
-private struct Upload: Endpoint {
-    static let definition: Definition<Upload> = Definition(method: .post, path: "upload")
-    typealias Response = Void
-    var body: MultipartForm
-    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "BOUNDARY") }
-}
-
 @Suite struct EndpointBuildTests {
     @Test(arguments: [
         ("plain", "readme.md", "https://api.example.com/v2/repos/plain/files/readme.md"),
@@ -139,14 +127,14 @@ private struct Upload: Endpoint {
         ("tilde-dot_dash", "v1.2~x", "https://api.example.com/v2/repos/tilde-dot_dash/files/v1.2~x"),
     ])
     func percentEncodesPathValuesAsSegments(_ repo: String, _ name: String, _ expected: String) throws {
-        let request = try GetFile(pathComponents: .init(repo: repo, name: name)).build(on: api)
+        let request = try GetFile(pathComponents: .init(repo: repo, name: name)).build(on: exampleAPI)
         #expect(request.url?.absoluteString == expected)
         #expect(request.httpMethod == "GET")
         #expect(GetFile.definition.path.template == "repos/{repo}/files/{name}")
     }
 
     @Test func followsTheServersEnvironment() throws {
-        let server = Server(api.baseURLs)
+        let server = Server(exampleAPI.baseURLs)
         let endpoint = GetFile(pathComponents: .init(repo: "r", name: "n"))
         #expect(try endpoint.build(on: server).url?.host == "api.example.com")
         server.environment = .staging
@@ -158,20 +146,20 @@ private struct Upload: Endpoint {
 
     @Test func encodesQueryParametersWithTheDefaultStrategy() throws {
         let request = try Search(parameters: .init(text: "swift & c++ = fun", tags: ["a b", "c"], page: nil)).build(
-            on: api
+            on: exampleAPI
         )
         #expect(
             request.url?.absoluteString
                 == "https://api.example.com/v2/search?q=swift%20%26%20c%2B%2B%20%3D%20fun&tag=a%20b&tag=c&sort=newest"
         )
-        let paged = try Search(parameters: .init(text: "x", tags: [], page: 3)).build(on: api)
+        let paged = try Search(parameters: .init(text: "x", tags: [], page: 3)).build(on: exampleAPI)
         #expect(paged.url?.query == "q=x&page=3&sort=newest")
     }
 
     @Test func encodesQueryParametersWithPlusAndBrackets() throws {
-        let request = try SearchBrackets(parameters: .init(text: "a b", tags: [1, 2])).build(on: api)
+        let request = try SearchBrackets(parameters: .init(text: "a b", tags: [1, 2])).build(on: exampleAPI)
         #expect(request.url?.query == "q=a+b&tag%5B%5D=1&tag%5B%5D=2")
-        let commas = try SearchCommas(parameters: .init(tags: ["x,y", "z"])).build(on: api)
+        let commas = try SearchCommas(parameters: .init(tags: ["x,y", "z"])).build(on: exampleAPI)
         #expect(commas.url?.query == "tag=x%2Cy,z")
     }
 
@@ -182,7 +170,9 @@ private struct Upload: Endpoint {
     }
 
     @Test func sendsFormParametersAsAURLEncodedBody() throws {
-        let request = try Login(parameters: .init(user: "ada@example.com", password: "p@ss word+1")).build(on: api)
+        let request = try Login(parameters: .init(user: "ada@example.com", password: "p@ss word+1")).build(
+            on: exampleAPI
+        )
         #expect(request.url?.absoluteString == "https://api.example.com/v2/session")
         #expect(request.httpMethod == "POST")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
@@ -194,7 +184,7 @@ private struct Upload: Endpoint {
 
     @Test func encodesTheBodyAndSetsItsContentType() throws {
         let request = try CreateNote(headerValues: .init(trace: "t-1"), body: Note(title: "Hi", score: 1.5)).build(
-            on: api
+            on: exampleAPI
         )
         #expect(request.httpBody.map { String(decoding: $0, as: UTF8.self) } == #"{"score":1.5,"title":"Hi"}"#)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
@@ -203,12 +193,14 @@ private struct Upload: Endpoint {
     }
 
     @Test func leavesOutAHeaderWhoseValueIsNil() throws {
-        let request = try CreateNote(headerValues: .init(trace: nil), body: Note(title: "Hi", score: 1)).build(on: api)
+        let request = try CreateNote(headerValues: .init(trace: nil), body: Note(title: "Hi", score: 1)).build(
+            on: exampleAPI
+        )
         #expect(request.value(forHTTPHeaderField: "X-Trace") == nil)
     }
 
     @Test func letsADefinitionHeaderOverrideTheEncodersContentType() throws {
-        let request = try CreateNoteAsText(body: Note(title: "Hi", score: 2)).build(on: api)
+        let request = try CreateNoteAsText(body: Note(title: "Hi", score: 2)).build(on: exampleAPI)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/vnd.notes+json")
         #expect(request.httpMethod == "PUT")
     }
@@ -218,7 +210,7 @@ private struct Upload: Endpoint {
             .field("caption", "At the \"beach\""),
             .file("photo", filename: "beach.jpg", contentType: "image/jpeg", data: Data([0xFF, 0xD8, 0xFF])),
         ])
-        let request = try Upload(body: form).build(on: api)
+        let request = try Upload(body: form).build(on: exampleAPI)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=BOUNDARY")
         var expected = Data(
             """
@@ -246,7 +238,7 @@ private struct Upload: Endpoint {
         let form = MultipartForm([
             .field("a", "1"), .file("blob", fileURL: file, contentType: "application/octet-stream"),
         ])
-        let request = try Upload(body: form).build(on: api)
+        let request = try Upload(body: form).build(on: exampleAPI)
         #expect(request.httpBody == nil)
         let stream = try #require(request.httpBodyStream)
         stream.open()
@@ -279,7 +271,7 @@ private struct Upload: Endpoint {
     ])
     func rejectsPathValuesThatChangeThePath(_ name: String, _ message: String) throws {
         let error = try #require(throws: EndpointBuildError.self) {
-            try GetFile(pathComponents: .init(repo: "r", name: name)).build(on: api)
+            try GetFile(pathComponents: .init(repo: "r", name: name)).build(on: exampleAPI)
         }
         #expect(error.description == message)
         #expect(error.field == "pathComponents.name")
@@ -295,15 +287,15 @@ private struct Upload: Endpoint {
             var pathComponents: PathComponents
         }
         let error = try #require(throws: EndpointBuildError.self) {
-            try Optional(pathComponents: .init(id: nil)).build(on: api)
+            try Optional(pathComponents: .init(id: nil)).build(on: exampleAPI)
         }
         #expect(error.description == "Optional.pathComponents.id: the path value is nil")
-        #expect(try Optional(pathComponents: .init(id: 7)).build(on: api).url?.path == "/v2/items/7")
+        #expect(try Optional(pathComponents: .init(id: 7)).build(on: exampleAPI).url?.path == "/v2/items/7")
     }
 
     @Test func rejectsAHeaderValueWithALineBreak() throws {
         let endpoint = CreateNote(headerValues: .init(trace: "a\r\nX-Evil: 1"), body: Note(title: "t", score: 0))
-        let error = try #require(throws: EndpointBuildError.self) { try endpoint.build(on: api) }
+        let error = try #require(throws: EndpointBuildError.self) { try endpoint.build(on: exampleAPI) }
         #expect(
             error.description
                 == "CreateNote.headers.X-Trace: the value contains the control character U+000D, which would break the header"
@@ -312,7 +304,7 @@ private struct Upload: Endpoint {
 
     @Test func rejectsABodyTheEncoderRejects() throws {
         let endpoint = CreateNote(headerValues: .init(trace: nil), body: Note(title: "t", score: .nan))
-        let error = try #require(throws: EndpointBuildError.self) { try endpoint.build(on: api) }
+        let error = try #require(throws: EndpointBuildError.self) { try endpoint.build(on: exampleAPI) }
         #expect(error.endpoint == "CreateNote")
         #expect(error.field == "body")
         #expect(error.reason.hasPrefix("the encoder rejected it: "))
@@ -329,7 +321,7 @@ private struct Upload: Endpoint {
             var body: Note
         }
         let error = try #require(throws: EndpointBuildError.self) {
-            try Both(body: Note(title: "t", score: 1)).build(on: api)
+            try Both(body: Note(title: "t", score: 1)).build(on: exampleAPI)
         }
         #expect(
             error.description
@@ -351,7 +343,7 @@ private struct Upload: Endpoint {
             var parameters: Parameters
         }
         let error = try #require(throws: EndpointBuildError.self) {
-            try Odd(parameters: .init(when: Date())).build(on: api)
+            try Odd(parameters: .init(when: Date())).build(on: exampleAPI)
         }
         #expect(
             error.description
@@ -364,7 +356,7 @@ private struct Upload: Endpoint {
             body: MultipartForm([.file("f", fileURL: URL(fileURLWithPath: "/nonexistent/file.bin"), contentType: "x/y")]
             )
         )
-        let error = try #require(throws: EndpointBuildError.self) { try missing.build(on: api) }
+        let error = try #require(throws: EndpointBuildError.self) { try missing.build(on: exampleAPI) }
         #expect(error.reason.hasSuffix("the file of part \"f\" cannot be read: /nonexistent/file.bin"))
         #expect(throws: EncodingError.self) {
             try MultipartFormEncoder(boundary: "bad\"boundary").encodeBody(MultipartForm([]))
@@ -375,7 +367,7 @@ private struct Upload: Endpoint {
     @Test func reportsABuildFailureThroughTheClientAndSendsNothing() async throws {
         let endpoint = GetFile(pathComponents: .init(repo: "r", name: ""))
         let error = try await #require(throws: SluiceError.self) {
-            try await Server.withDefault(api) {
+            try await Server.withDefault(exampleAPI) {
                 try await APIClient(requestPerformer: RefusingPerformer()).perform(endpoint)
             }
         }

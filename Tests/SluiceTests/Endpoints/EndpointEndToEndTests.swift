@@ -92,6 +92,22 @@ private struct UploadFile: Endpoint {
         #expect(received.body.isEmpty)
     }
 
+    @Test func ignoresTheBodyOfAVoidEndpoint() async throws {
+        loopback.route(
+            "DELETE",
+            "/calendar/v3/calendars/*",
+            response: LoopbackResponse(
+                headers: [LoopbackHeader("Content-Type", "text/html")],
+                body: Data("<html>ok</html>".utf8)
+            )
+        )
+        let endpoint = DeleteEndpoint(pathComponents: .init(calendarId: "c", eventId: "e"))
+        try await Server.withDefault(server) {
+            try await client.perform(endpoint)
+        }
+        #expect(loopback.receivedRequests.map(\.target) == ["/calendar/v3/calendars/c/eventse"])
+    }
+
     @Test func performsADataEndpoint() async throws {
         let logo = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00])
         loopback.route(
