@@ -40,6 +40,16 @@ private enum Article {
         let parameters: Parameters
     }
 
+    /// The article's snippet as written, compiled but not run.
+    ///
+    /// It changes the process-wide default server, which tests running in parallel share; `configureDefault(_:)`
+    /// runs the same lines on a server of its own.
+    static func articleConfiguresTheDefaultServer() {
+        Server.default.setBaseURL(URL(string: "https://www.googleapis.com/calendar/v3")!, for: .production)
+        Server.default.setBaseURL(URL(string: "http://localhost:8080")!, for: .local)
+        Server.default.environment = .local
+    }
+
     static func configureDefault(_ server: Server) {
         // The article configures `Server.default`; the test configures a server of its own the same way.
         server.setBaseURL(URL(string: "https://www.googleapis.com/calendar/v3")!, for: .production)
