@@ -14,23 +14,33 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 2_000
     )
 
+    // Operations of a microsecond or so: timed in nanoseconds, a thousand to a sample.
+    let fine = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        timeUnits: .nanoseconds,
+        scalingFactor: .kilo,
+        maxDuration: .seconds(3),
+        maxIterations: 200
+    )
+
     for payload in BenchmarkPayload.all {
-        Benchmark("\(payload.name):Sluice-deserialize") { benchmark in
+        let configuration = payload.data.count < 10_000 ? fine : Benchmark.defaultConfiguration
+        Benchmark("\(payload.name):Sluice-deserialize", configuration: configuration) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try JSONDeserializer().deserialize(payload.data))
             }
         }
-        Benchmark("\(payload.name):Foundation-JSONSerialization") { benchmark in
+        Benchmark("\(payload.name):Foundation-JSONSerialization", configuration: configuration) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try JSONSerialization.jsonObject(with: payload.data))
             }
         }
-        Benchmark("\(payload.name):Sluice-decode") { benchmark in
+        Benchmark("\(payload.name):Sluice-decode", configuration: configuration) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try payload.sluiceDecode())
             }
         }
-        Benchmark("\(payload.name):Foundation-JSONDecoder") { benchmark in
+        Benchmark("\(payload.name):Foundation-JSONDecoder", configuration: configuration) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try payload.foundationDecode())
             }
@@ -41,13 +51,6 @@ let benchmarks: @Sendable () -> Void = {
     let stub = StubBodyPerformer(body: order.data)
     let client = APIClient(requestPerformer: stub)
     let request = DecodeRequest<Order>(decoder: JSONDocumentDecoder(dateDecodingStrategy: .secondsSince1970))
-    let fine = Benchmark.Configuration(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        timeUnits: .nanoseconds,
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 200
-    )
     Benchmark("pipeline_1kb:Request.build", configuration: fine) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try request.build())
@@ -62,6 +65,25 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             blackHole(try await client.perform(request))
         }
+    }
+    // The client with no response stages to run: a request whose response object is `Void`, answered with no body.
+    // What it takes beyond `Request.build` is the client's own cost, measured directly rather than as a difference.
+    let emptyClient = APIClient(requestPerformer: StubBodyPerformer(body: Data()))
+    let ping = PingRequest()
+    Benchmark("pipeline_empty:APIClient.perform", configuration: fine) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await emptyClient.perform(ping))
+        }
+    }
+}
+
+/// A request with no response body to decode.
+struct PingRequest: Request {
+    typealias ResponseObject = Void
+    let url = URL(fileURLWithPath: "/benchmark")
+
+    func build() throws -> URLRequest {
+        URLRequest(url: url)
     }
 }
 

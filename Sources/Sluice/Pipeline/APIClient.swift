@@ -59,18 +59,19 @@ public struct APIClient: Client {
     /// - Returns: The response object, the request as sent, the HTTP response and the stage times.
     /// - Throws: ``SluiceError`` naming the stage that failed.
     public func response<R: Request>(for request: R) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
-        let context = RequestContext(rebuild: { try request.build() })
         var exchange = Exchange()
         do {
-            let value = try await run(request, context: context, exchange: &exchange)
-            finish(context, exchange, error: nil)
+            let value = try await run(request, exchange: &exchange)
+            finish(exchange, error: nil)
             return value
         } catch {
             var failure = error.adding(request: exchange.request, response: exchange.response)
-            failure.attempts = context.attempts
-            failure.attemptFailures = context.failures
+            if let context = exchange.context {
+                failure.attempts = context.attempts
+                failure.attemptFailures = context.failures
+            }
             failure.metrics = exchange.metrics
-            finish(context, exchange, error: failure)
+            finish(exchange, error: failure)
             throw failure
         }
     }
@@ -80,11 +81,12 @@ public struct APIClient: Client {
         var request: URLRequest?
         var response: HTTPResponse?
         var metrics = PipelineMetrics()
+        /// The context shared with the performers, from the moment the request is built.
+        var context: RequestContext?
     }
 
     private func run<R: Request>(
         _ request: R,
-        context: RequestContext,
         exchange: inout Exchange
     ) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
         let clock = ContinuousClock()
@@ -93,7 +95,8 @@ public struct APIClient: Client {
 
         let urlRequest = try request.buildStage()
         exchange.request = urlRequest
-        context.recordBuilt(urlRequest)
+        let context = RequestContext(built: urlRequest, rebuild: { try request.build() })
+        exchange.context = context
         exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
         var now = clock.now
         exchange.metrics.build = now - mark
@@ -153,7 +156,8 @@ public struct APIClient: Client {
     }
 
     /// Sends the observers registered for the request its finish event.
-    private func finish(_ context: RequestContext, _ exchange: Exchange, error: SluiceError?) {
+    private func finish(_ exchange: Exchange, error: SluiceError?) {
+        guard let context = exchange.context else { return }
         let observers = context.observers
         guard !observers.isEmpty, let request = exchange.request ?? error?.request else { return }
         let event = RequestEvent(

@@ -13,9 +13,10 @@ struct RequestContext: Sendable {
         var attempts = 0
         var failures: [String] = []
         var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
-        var built: URLRequest?
     }
 
+    /// The request as the client built it, before any performer changed it.
+    let built: URLRequest
     /// Builds the request again, as for a new attempt.
     let rebuild: @Sendable () throws -> URLRequest
     /// The request's number in this process, counted from 1.
@@ -24,17 +25,13 @@ struct RequestContext: Sendable {
 
     private static let counter = Locked<UInt64>(0)
 
-    init(rebuild: @escaping @Sendable () throws -> URLRequest) {
+    init(built: URLRequest, rebuild: @escaping @Sendable () throws -> URLRequest) {
+        self.built = built
         self.rebuild = rebuild
         self.id = RequestContext.counter.withLock { counter in
             counter += 1
             return counter
         }
-    }
-
-    /// Records the request as the client built it, before any performer changed it.
-    func recordBuilt(_ request: URLRequest) {
-        state.withLock { $0.built = request }
     }
 
     /// Builds the request again for a new attempt, keeping what performers outside the caller changed.
@@ -60,7 +57,6 @@ struct RequestContext: Sendable {
                 underlyingError: error
             )
         }
-        guard let built = state.withLock({ $0.built }) else { return fresh }
         let before = built.allHTTPHeaderFields ?? [:]
         let after = received.allHTTPHeaderFields ?? [:]
         for (name, value) in after where built.value(forHTTPHeaderField: name) != value {
