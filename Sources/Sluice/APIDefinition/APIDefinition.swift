@@ -53,6 +53,8 @@ public protocol APIDefinition: Sendable {
     var encoding: EncodingStrategy { get }
     /// Header fields to send; none by default.
     var headers: [String: String]? { get }
+    /// The request's idle timeout (its `timeoutInterval`); the session's default when `nil`, as by default.
+    var timeout: Duration? { get }
     /// A response body to answer with when no network is used, or `nil`; `nil` by default.
     var sampleData: Data? { get }
     /// The decoder of the response; a default ``JSONDocumentDecoder`` by default.
@@ -65,6 +67,9 @@ extension APIDefinition {
 
     /// No header fields.
     public var headers: [String: String]? { nil }
+
+    /// The session's default timeout.
+    public var timeout: Duration? { nil }
 
     /// No sample data.
     public var sampleData: Data? { nil }

@@ -68,6 +68,7 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
         }
         var request = URLRequest(url: url)
         request.httpMethod = definition.method.rawValue
+        try request.setTimeout(definition.timeout, endpoint: name)
         for (name, value) in (definition.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             try HeaderValidation.check(name: name, value: value, endpoint: endpointName)
             request.setValue(value, forHTTPHeaderField: name)

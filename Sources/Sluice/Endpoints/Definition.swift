@@ -37,6 +37,11 @@ public struct Definition<E: Endpoint>: Sendable {
     public var server: Server?
     /// How query and form parameters are written.
     public var queryEncoding: QueryEncoding
+    /// The request's idle timeout (its `timeoutInterval`), or `nil` for the session's default.
+    ///
+    /// An attempt fails when nothing arrives for this long. For a limit on the whole exchange, wrap the performer in
+    /// a ``TimeLimitedPerformer``; for one on every stage, set ``APIClient/deadline``.
+    public var timeout: Duration?
 
     /// Creates a definition.
     ///
@@ -47,13 +52,15 @@ public struct Definition<E: Endpoint>: Sendable {
     ///   - parameters: The query and form parameters.
     ///   - headers: The headers, a dictionary literal of names and fields.
     ///   - queryEncoding: How query and form parameters are written.
+    ///   - timeout: The request's idle timeout; the session's default when `nil`.
     public init(
         server: Server? = nil,
         method: HTTPMethod,
         path: EndpointPath<E.PathComponents>,
         parameters: [Parameter<E.Parameters>] = [],
         headers: Headers = [:],
-        queryEncoding: QueryEncoding = .default
+        queryEncoding: QueryEncoding = .default,
+        timeout: Duration? = nil
     ) {
         self.server = server
         self.method = method
@@ -61,5 +68,6 @@ public struct Definition<E: Endpoint>: Sendable {
         self.parameters = parameters
         self.headers = headers
         self.queryEncoding = queryEncoding
+        self.timeout = timeout
     }
 }

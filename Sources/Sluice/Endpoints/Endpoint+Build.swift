@@ -48,6 +48,7 @@ extension Endpoint {
         }
         var request = URLRequest(url: url)
         request.httpMethod = definition.method.rawValue
+        try request.setTimeout(definition.timeout, endpoint: name)
 
         var written: [Header: String] = [:]
         for (header, field) in try definition.headers.inOrder(endpoint: name) {

@@ -31,7 +31,7 @@ extension PipelineMetrics: CustomStringConvertible {
     }
 
     static func format(_ duration: Duration) -> String {
-        let nanoseconds = Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+        let nanoseconds = duration.seconds * 1e9
         switch nanoseconds {
         case ..<1_000: return "\(Int(nanoseconds))ns"
         case ..<1_000_000: return String(format: "%.1fµs", nanoseconds / 1e3)

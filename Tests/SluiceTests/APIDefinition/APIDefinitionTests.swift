@@ -154,6 +154,17 @@ private enum AccountsAPI: TestAPIDefinition {
         #expect(try JSON(parsing: received.body) == ["name": "Grace", "created_at": "1970-01-01T00:00:00Z"])
     }
 
+    @Test func setsTheDefinitionsTimeout() throws {
+        struct Reports: APIDefinition {
+            var baseURL: URL
+            var path: String { "reports" }
+            var method: HTTPMethod { .get }
+            var timeout: Duration? { .milliseconds(1_500) }
+        }
+        let request = try APIDefinitionRequest(Reports(baseURL: loopback.baseURL), expecting: Account.self).build()
+        #expect(request.timeoutInterval == 1.5)
+    }
+
     @Test func rejectsQueryParametersThatAreNotAnObject() async throws {
         let error = try await #require(throws: SluiceError.self) {
             try await client.perform(AccountsAPI.broken(server: loopback.baseURL), expecting: Account.self)

@@ -277,6 +277,20 @@ private struct Note: Codable, Equatable, Sendable {
         #expect(error.field == "pathComponents.name")
     }
 
+    @Test func setsTheDefinitionsTimeoutAndRejectsOneThatIsNotPositive() throws {
+        struct Slow: Endpoint {
+            static let definition: Definition<Slow> = Definition(method: .get, path: "reports", timeout: .seconds(2.5))
+            typealias Response = Void
+        }
+        struct Instant: Endpoint {
+            static let definition: Definition<Instant> = Definition(method: .get, path: "now", timeout: .zero)
+            typealias Response = Void
+        }
+        #expect(try Slow().build(on: exampleAPI).timeoutInterval == 2.5)
+        let error = try #require(throws: EndpointBuildError.self) { try Instant().build(on: exampleAPI) }
+        #expect(error.description == "Instant.timeout: the timeout is 0ns, and must be more than zero")
+    }
+
     @Test func rejectsANilPathValue() throws {
         struct Optional: Endpoint {
             static let definition: Definition<Optional> = Definition(method: .get, path: "items/\(path: \.id)")
