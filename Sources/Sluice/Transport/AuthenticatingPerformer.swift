@@ -7,7 +7,9 @@
 ///
 /// Requests to other hosts are sent untouched, and so are requests that carry an `Authorization` header of their
 /// own (a sign-in endpoint sending Basic credentials, say): the store neither replaces nor refreshes it. A redirect
-/// to another host drops the `Authorization` header: see ``NetworkRequestPerformer``.
+/// to another host drops the `Authorization` header when the base performer is a ``NetworkRequestPerformer`` with
+/// its own session, which follows redirects itself; with a session of yours, its delegate decides (see
+/// ``NetworkRequestPerformer/init(session:maximumBodySize:)``).
 public struct AuthenticatingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer

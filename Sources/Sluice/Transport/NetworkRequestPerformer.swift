@@ -42,6 +42,10 @@ public final class NetworkRequestPerformer: RequestPerformer {
 
     /// Creates a performer that sends requests with a session of yours, leaving its delegate in place.
     ///
+    /// Redirects are then your session's to handle: the credentials that a performer with its own session drops
+    /// when a redirect leaves their origin (`Authorization`, `Proxy-Authorization`, `Cookie`) are dropped only if
+    /// your delegate does so.
+    ///
     /// - Parameters:
     ///   - session: The session; the performer does not invalidate it.
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
