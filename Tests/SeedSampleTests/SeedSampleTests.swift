@@ -19,6 +19,27 @@ import Testing
         #expect(body == ["name": "Ada", "email": "ada@example.com"])
     }
 
+    @Test func seedParameterHasSluicesFourCases() {
+        struct Search {
+            var text: String
+        }
+        let seed: [Parameter<Search>] = [
+            .form("q", path: \Search.text), .formValue("page", value: 2),
+            .query("q", path: \Search.text), .queryValue("per_page", value: "50"),
+        ]
+        let names = seed.map { parameter -> String in
+            switch parameter {
+            case .form(let name, _), .formValue(let name, _), .query(let name, _), .queryValue(let name, _): name
+            }
+        }
+        #expect(names == ["q", "page", "q", "per_page"])
+        let sluice: [Sluice.Parameter<Search>] = [
+            .form("q", path: \Search.text), .formValue("page", value: 2),
+            .query("q", path: \Search.text), .queryValue("per_page", value: "50"),
+        ]
+        #expect(sluice.count == seed.count)
+    }
+
     @Test func refiningProtocolSuppliesTheSharedRequirements() throws {
         let request = try APIDefinitionRequest(TABAccountsAPIDefinition.details, expecting: Data.self).build()
         #expect(request.url?.absoluteString == "https://myapi.com/accounts")
