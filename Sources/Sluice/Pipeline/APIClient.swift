@@ -95,7 +95,7 @@ public struct APIClient: Client {
 
         let urlRequest = try request.buildStage()
         exchange.request = urlRequest
-        let context = RequestContext(built: urlRequest, rebuild: { try request.build() })
+        let context = RequestContext(built: urlRequest, request: request)
         exchange.context = context
         exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
         var now = clock.now
@@ -143,7 +143,8 @@ public struct APIClient: Client {
         let value = try request.runResponseStages(
             body: httpResponse.body,
             deserializer: deserializer,
-            metrics: &stageMetrics
+            metrics: &stageMetrics,
+            startingAt: now
         )
         let deserialized = stageMetrics.map { $0.build + $0.transport + $0.deserialize } ?? .zero
         try checkDeadline(start: start, stage: deadline.map { deserialized > $0 } == true ? .deserialize : .parse)

@@ -33,17 +33,19 @@ extension Request {
         return try runResponseStages(body: body, deserializer: deserializer, metrics: &metrics)
     }
 
-    /// The response stages, timed into `metrics` when it is not `nil`.
+    /// The response stages, timed into `metrics` when it is not `nil`, from `stagesStart` when the caller has just
+    /// read the clock.
     func runResponseStages(
         body: Data,
         deserializer clientDeserializer: any Deserializer,
-        metrics: inout PipelineMetrics?
+        metrics: inout PipelineMetrics?,
+        startingAt stagesStart: ContinuousClock.Instant? = nil
     ) throws(SluiceError) -> ResponseObject {
         if let passthrough = passthroughObject(body) {
             return passthrough
         }
         let clock = ContinuousClock()
-        let start = metrics == nil ? nil : clock.now
+        let start = metrics == nil ? nil : (stagesStart ?? clock.now)
         var parsed: ContinuousClock.Instant?
         // Timed whether the stages succeed or fail, so that an error reports how long the failing stage ran.
         defer {

@@ -6,32 +6,47 @@
 /// attempt and counts attempts, an observing performer registers its observer, whose finish event the client sends
 /// when the pipeline ends. Without a client around it (a performer called directly), there is no context and the
 /// decorators work on the request they were given.
-struct RequestContext: Sendable {
+///
+/// One allocation per request, as it is made for every request: the request itself is kept for rebuilding (no
+/// closure), and the little state that decorators share is guarded by one of a few locks shared by all contexts
+/// (no lock of its own), since it is touched a handful of times per request at most.
+///
+/// `@unchecked Sendable`: the mutable state is reached only while holding the context's lock.
+final class RequestContext: @unchecked Sendable {
     @TaskLocal static var current: RequestContext?
-
-    private struct State {
-        var attempts = 0
-        var failures: [String] = []
-        var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
-    }
 
     /// The request as the client built it, before any performer changed it.
     let built: URLRequest
-    /// Builds the request again, as for a new attempt.
-    let rebuild: @Sendable () throws -> URLRequest
+    /// The request, to build it again.
+    private let request: any Request
     /// The request's number in this process, counted from 1.
     let id: UInt64
-    private let state = Locked(State())
+
+    // Guarded by `lock`.
+    private var attemptCount = 0
+    private var failureReasons: [String] = []
+    private var registered: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
 
     private static let counter = Locked<UInt64>(0)
+    private static let locks = (0..<16).map { _ in Locked(()) }
 
-    init(built: URLRequest, rebuild: @escaping @Sendable () throws -> URLRequest) {
+    init(built: URLRequest, request: some Request) {
         self.built = built
-        self.rebuild = rebuild
+        self.request = request
         self.id = RequestContext.counter.withLock { counter in
             counter += 1
             return counter
         }
+    }
+
+    /// Runs `body` holding this context's lock.
+    private func withLock<Result>(_ body: () -> Result) -> Result {
+        RequestContext.locks[Int(id % UInt64(RequestContext.locks.count))].withLock { _ in body() }
+    }
+
+    /// Builds the request again, as for a new attempt.
+    func rebuild() throws -> URLRequest {
+        try request.build()
     }
 
     /// Builds the request again for a new attempt, keeping what performers outside the caller changed.
@@ -70,33 +85,33 @@ struct RequestContext: Sendable {
 
     /// Counts a transport attempt and returns its number, counted from 1.
     func beginAttempt() -> Int {
-        state.withLock { state in
-            state.attempts += 1
-            return state.attempts
+        withLock {
+            attemptCount += 1
+            return attemptCount
         }
     }
 
     /// The number of transport attempts made so far; at least 1 once the transport stage has started.
-    var attempts: Int { state.withLock { max($0.attempts, 1) } }
+    var attempts: Int { withLock { max(attemptCount, 1) } }
 
     /// Records why an attempt failed, for the error reported after the last one.
     func noteFailure(_ reason: String) {
-        state.withLock { $0.failures.append(reason) }
+        withLock { failureReasons.append(reason) }
     }
 
     /// Why each failed attempt failed, in order.
-    var failures: [String] { state.withLock { $0.failures } }
+    var failures: [String] { withLock { failureReasons } }
 
     /// Registers an observer for the request's finish event; returns `false` if it was registered already (an
     /// observing performer inside a retry is called once per attempt).
     func register(_ observer: any RequestObserver, id: ObjectIdentifier) -> Bool {
-        state.withLock { state in
-            guard !state.observers.contains(where: { $0.id == id }) else { return false }
-            state.observers.append((id, observer))
+        withLock {
+            guard !registered.contains(where: { $0.id == id }) else { return false }
+            registered.append((id, observer))
             return true
         }
     }
 
     /// The observers registered for this request.
-    var observers: [any RequestObserver] { state.withLock { $0.observers.map(\.observer) } }
+    var observers: [any RequestObserver] { withLock { registered.map(\.observer) } }
 }
