@@ -7,12 +7,9 @@
 /// when the pipeline ends. Without a client around it (a performer called directly), there is no context and the
 /// decorators work on the request they were given.
 ///
-/// One allocation per request, as it is made for every request: the request itself is kept for rebuilding (no
-/// closure), and the little state that decorators share is guarded by one of a few locks shared by all contexts
-/// (no lock of its own), since it is touched a handful of times per request at most.
-///
-/// `@unchecked Sendable`: the mutable state is reached only while holding the context's lock.
-final class RequestContext: @unchecked Sendable {
+/// Made for every request, so kept small: the request itself is held for rebuilding (no closure), and the state
+/// that decorators share sits behind one lock.
+final class RequestContext: Sendable {
     @TaskLocal static var current: RequestContext?
 
     /// The request as the client built it, before any performer changed it.
@@ -22,13 +19,14 @@ final class RequestContext: @unchecked Sendable {
     /// The request's number in this process, counted from 1.
     let id: UInt64
 
-    // Guarded by `lock`.
-    private var attemptCount = 0
-    private var failureReasons: [String] = []
-    private var registered: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
+    private struct State {
+        var attempts = 0
+        var failures: [String] = []
+        var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
+    }
 
+    private let state = Locked(State())
     private static let counter = Locked<UInt64>(0)
-    private static let locks = (0..<16).map { _ in Locked(()) }
 
     init(built: URLRequest, request: some Request) {
         self.built = built
@@ -37,11 +35,6 @@ final class RequestContext: @unchecked Sendable {
             counter += 1
             return counter
         }
-    }
-
-    /// Runs `body` holding this context's lock.
-    private func withLock<Result>(_ body: () -> Result) -> Result {
-        RequestContext.locks[Int(id % UInt64(RequestContext.locks.count))].withLock { _ in body() }
     }
 
     /// Builds the request again, as for a new attempt.
@@ -85,33 +78,33 @@ final class RequestContext: @unchecked Sendable {
 
     /// Counts a transport attempt and returns its number, counted from 1.
     func beginAttempt() -> Int {
-        withLock {
-            attemptCount += 1
-            return attemptCount
+        state.withLock { state in
+            state.attempts += 1
+            return state.attempts
         }
     }
 
     /// The number of transport attempts made so far; at least 1 once the transport stage has started.
-    var attempts: Int { withLock { max(attemptCount, 1) } }
+    var attempts: Int { state.withLock { max($0.attempts, 1) } }
 
     /// Records why an attempt failed, for the error reported after the last one.
     func noteFailure(_ reason: String) {
-        withLock { failureReasons.append(reason) }
+        state.withLock { $0.failures.append(reason) }
     }
 
     /// Why each failed attempt failed, in order.
-    var failures: [String] { withLock { failureReasons } }
+    var failures: [String] { state.withLock { $0.failures } }
 
     /// Registers an observer for the request's finish event; returns `false` if it was registered already (an
     /// observing performer inside a retry is called once per attempt).
     func register(_ observer: any RequestObserver, id: ObjectIdentifier) -> Bool {
-        withLock {
-            guard !registered.contains(where: { $0.id == id }) else { return false }
-            registered.append((id, observer))
+        state.withLock { state in
+            guard !state.observers.contains(where: { $0.id == id }) else { return false }
+            state.observers.append((id, observer))
             return true
         }
     }
 
     /// The observers registered for this request.
-    var observers: [any RequestObserver] { withLock { registered.map(\.observer) } }
+    var observers: [any RequestObserver] { state.withLock { $0.observers.map(\.observer) } }
 }
