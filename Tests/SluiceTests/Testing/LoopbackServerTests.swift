@@ -332,7 +332,8 @@ struct LoopbackServerTests {
         defer { server.stop() }
         server.route("/id") { request in .text(request.query ?? "") }
 
-        let clients = try (0..<200).map { _ in try RawClient(port: server.port) }
+        // A long read timeout: 200 connections served side by side may wait on a machine loaded by other tests.
+        let clients = try (0..<200).map { _ in try RawClient(port: server.port, timeout: 60) }
         for (index, client) in clients.enumerated() {
             try client.send("GET /id?\(index) HTTP/1.1\r\nHost: test\r\n\r\n")
         }
@@ -666,7 +667,8 @@ private final class RawClient {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    /// Connects to the server; a read or write that waits longer than `timeout` seconds fails.
+    init(port: Int, timeout seconds: Int = 10) throws {
         // Darwin declares SOCK_STREAM as an Int32; Glibc imports it as a member of the __socket_type enum.
         #if canImport(Darwin)
         descriptor = socket(AF_INET, SOCK_STREAM, 0)
@@ -676,7 +678,7 @@ private final class RawClient {
         guard descriptor >= 0 else {
             throw RawClientError("socket failed: errno \(errno)")
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         let size = socklen_t(MemoryLayout<timeval>.size)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, size)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, size)
@@ -814,8 +816,15 @@ private final class RawClient {
                 buffer.removeFirst(index + 1)
                 return line.hasSuffix("\r") ? String(line.dropLast()) : line
             }
-            guard case .bytes = readOnce() else {
+            switch readOnce() {
+            case .bytes:
+                continue
+            case .endOfStream:
                 throw RawClientError("connection ended before a full line")
+            case .failed(let code) where code == EAGAIN || code == EWOULDBLOCK:
+                throw RawClientError("no full line within the read timeout")
+            case .failed(let code):
+                throw RawClientError("connection failed before a full line: errno \(code)")
             }
         }
     }
