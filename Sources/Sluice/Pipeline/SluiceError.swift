@@ -181,9 +181,10 @@ public struct SluiceError: Error, Sendable {
     /// there is no body.
     public var bodyExcerpt: String? {
         guard let body = response?.body, !body.isEmpty else { return nil }
-        var end = min(body.count, 512)
+        let limit = 512
+        var end = min(body.count, limit)
         // Cut before a character rather than through it: back off over up to three continuation bytes.
-        while end < body.count, end > 509, body[body.startIndex + end] & 0xC0 == 0x80 {
+        while end < body.count, end > limit - 3, body[body.startIndex + end] & 0xC0 == 0x80 {
             end -= 1
         }
         var text = String(decoding: body.prefix(end), as: UTF8.self)

@@ -97,20 +97,7 @@ public struct Redaction: Sendable, Hashable {
     /// - Returns: What may be shown.
     public func body(_ body: Data, limit: Int) -> String {
         guard !body.isEmpty else { return "" }
-        var text: String
-        if let json = try? JSON(parsing: body) {
-            var writer = JSONWriter()
-            write(json, into: &writer)
-            text = writer.text
-        } else if let utf8 = String(data: body, encoding: .utf8) {
-            if let form = redactedForm(utf8) {
-                text = form
-            } else if mentionsHiddenName(utf8) {
-                return "(\(body.count) bytes, not shown: not JSON or form data, and it mentions a redacted name)"
-            } else {
-                text = utf8
-            }
-        } else {
+        guard var text = redacted(body)?.text else {
             return "(\(body.count) bytes of binary data)"
         }
         if text.utf8.count > limit {
@@ -120,32 +107,55 @@ public struct Redaction: Sendable, Hashable {
         return text
     }
 
+    /// A body as text with what this redaction hides replaced, and whether anything was; `nil` when the body is
+    /// not UTF-8 text.
+    ///
+    /// ``body(_:limit:)`` shows the text; a recording keeps the original bytes unless something was hidden.
+    package func redacted(_ body: Data) -> (text: String, changed: Bool)? {
+        let hidden = jsonKeys.union(queryItems)
+        if let json = try? JSON(parsing: body) {
+            var writer = JSONWriter()
+            var changed = false
+            write(json, into: &writer, changed: &changed)
+            return (writer.text, changed)
+        }
+        guard let text = String(data: body, encoding: .utf8) else { return nil }
+        if let form = redactedForm(text, hiding: hidden) {
+            return form
+        }
+        let lowered = text.lowercased()
+        if hidden.contains(where: { lowered.contains($0) }) {
+            return ("(\(body.count) bytes, not shown: not JSON or form data, and it mentions a redacted name)", true)
+        }
+        return (text, false)
+    }
+
     /// Whether a field, percent-encoded as in a query or a form body, is among the hidden names.
     private func hides(field: some StringProtocol, among names: Set<String>) -> Bool {
         let decoded = field.replacingOccurrences(of: "+", with: " ")
         return names.contains((decoded.removingPercentEncoding ?? decoded).lowercased())
     }
 
-    /// A form body (`name=value&…`) with the values of hidden fields replaced; `nil` when the text is not one.
-    private func redactedForm(_ text: String) -> String? {
+    /// A form body (`name=value&…`) with the values of hidden fields replaced, and whether any was; `nil` when the
+    /// text is not one.
+    private func redactedForm(_ text: String, hiding hidden: Set<String>) -> (text: String, changed: Bool)? {
         guard !text.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
-        let hidden = jsonKeys.union(queryItems)
         var fields: [String] = []
+        var changed = false
         for field in text.split(separator: "&", omittingEmptySubsequences: false) {
             guard let equals = field.firstIndex(of: "="), equals != field.startIndex else { return nil }
             let name = field[..<equals]
-            fields.append(hides(field: name, among: hidden) ? name + "=%3Credacted%3E" : String(field))
+            if hides(field: name, among: hidden) {
+                fields.append(name + "=%3Credacted%3E")
+                changed = true
+            } else {
+                fields.append(String(field))
+            }
         }
-        return fields.joined(separator: "&")
+        return (fields.joined(separator: "&"), changed)
     }
 
-    /// Whether text that is neither JSON nor a form mentions a hidden key or field, in any case.
-    private func mentionsHiddenName(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        return jsonKeys.union(queryItems).contains { lowered.contains($0) }
-    }
-
-    private func write(_ json: JSON, into writer: inout JSONWriter) {
+    private func write(_ json: JSON, into writer: inout JSONWriter, changed: inout Bool) {
         switch json.value {
         case .object(let members):
             writer.write(raw: "{")
@@ -157,8 +167,9 @@ public struct Redaction: Sendable, Hashable {
                 writer.write(raw: ":")
                 if jsonKeys.contains(member.key.lowercased()) {
                     writer.write(string: Redaction.placeholder)
+                    changed = true
                 } else {
-                    write(member.value, into: &writer)
+                    write(member.value, into: &writer, changed: &changed)
                 }
             }
             writer.write(raw: "}")
@@ -168,7 +179,7 @@ public struct Redaction: Sendable, Hashable {
                 if index > 0 {
                     writer.write(raw: ",")
                 }
-                write(element, into: &writer)
+                write(element, into: &writer, changed: &changed)
             }
             writer.write(raw: "]")
         default:

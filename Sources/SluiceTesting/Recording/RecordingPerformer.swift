@@ -81,9 +81,7 @@ public final class RecordingPerformer: RequestPerformer {
 
     /// A body as it is, unless the redaction hides something in it: then the body as the redaction shows it.
     private func recorded(_ body: Data) -> Data {
-        let redacted = redaction.body(body, limit: .max)
-        // With nothing to hide, the same rendering shows what the redaction would change, if anything.
-        let unredacted = Redaction().body(body, limit: .max)
-        return redacted == unredacted ? body : Data(redacted.utf8)
+        guard let redacted = redaction.redacted(body), redacted.changed else { return body }
+        return Data(redacted.text.utf8)
     }
 }
