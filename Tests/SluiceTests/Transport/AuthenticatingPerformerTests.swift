@@ -47,8 +47,12 @@ private struct Preauthorized: Request {
         }
     }
 
-    private func concurrently(_ count: Int, _ client: APIClient) async -> [Result<Data, SluiceError>] {
-        let url = server.url("/secure")
+    private func concurrently(
+        _ count: Int,
+        _ client: APIClient,
+        path: String = "/secure"
+    ) async -> [Result<Data, SluiceError>] {
+        let url = server.url(path)
         return await withTaskGroup(of: Result<Data, SluiceError>.self) { group in
             for _ in 0..<count {
                 group.addTask {
@@ -83,6 +87,18 @@ private struct Preauthorized: Request {
     }
 
     @Test func refreshesOnceForFiftyConcurrentRequestsAndReplaysEach() async throws {
+        // The server holds its 401s until all 50 stale requests have arrived, so that however slow the machine,
+        // none is sent after the refresh has begun: each of the 50 is refused, then replayed.
+        let stale = Locked(0)
+        server.route("GET", "/gathered") { request in
+            guard request.header("Authorization") != "Bearer fresh" else { return .text("welcome") }
+            stale.withLock { $0 += 1 }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while stale.withLock({ $0 }) < 50, ContinuousClock.now < deadline {
+                usleep(2_000)
+            }
+            return LoopbackResponse.text("expired", status: 401)
+        }
         let refreshes = Locked(0)
         let tokens = store(refreshes: refreshes)
         let configuration = URLSessionConfiguration.ephemeral
@@ -90,7 +106,7 @@ private struct Preauthorized: Request {
         let client = APIClient(
             requestPerformer: NetworkRequestPerformer(configuration: configuration).authenticated(by: tokens)
         )
-        let results = await concurrently(50, client)
+        let results = await concurrently(50, client, path: "/gathered")
         #expect(results.filter { (try? $0.get()) == Data("welcome".utf8) }.count == 50)
         #expect(refreshes.withLock { $0 } == 1)
         #expect(await tokens.refreshes == 1)
