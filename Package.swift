@@ -12,21 +12,28 @@ let package = Package(
     ],
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .executable(name: "sluice-demo", targets: ["sluice-demo"]),
     ],
     targets: [
-        .target(name: "Sluice"),
+        // The JSON engine: parser, document, decoder and writer. It depends on nothing, so a user who wants only the
+        // parse stage, and the fuzzer, can take it alone.
+        .target(name: "SluiceJSON"),
+        .target(name: "Sluice", dependencies: ["SluiceJSON"]),
         .target(name: "SluiceTesting", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
         // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
-        .target(name: "JSONFuzzSupport", dependencies: ["Sluice"]),
+        .target(name: "JSONFuzzSupport", dependencies: ["SluiceJSON"]),
         .executableTarget(name: "json-fuzzer", dependencies: ["JSONFuzzSupport"]),
+        // What more than one test target uses: a seedable random generator.
+        .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
-            name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceTesting", "JSONFuzzSupport"],
-            exclude: ["JSON/Resources"]
+            name: "SluiceJSONTests",
+            dependencies: ["SluiceJSON", "JSONFuzzSupport", "TestSupport"],
+            exclude: ["Resources"]
         ),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "TestSupport"]),
         // The seed documents' samples, compiled in Swift 5 mode as users on that mode write them (one declares a
         // `static var` stored property, which Swift 6 refuses).
         .testTarget(

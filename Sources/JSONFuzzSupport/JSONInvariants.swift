@@ -1,5 +1,5 @@
 import Foundation
-import Sluice
+import SluiceJSON
 
 /// What must hold for every input to Sluice's JSON deserializer, checked by the fuzzer on every input it makes up
 /// and by the test suite on every input the fuzzer found interesting.

@@ -29,7 +29,7 @@ public struct APIClient: Client {
     ///
     /// - Parameters:
     ///   - requestPerformer: The transport; a ``NetworkRequestPerformer`` by default.
-    ///   - deserializer: The default deserializer; a ``JSONDeserializer`` by default.
+    ///   - deserializer: The default deserializer; a `JSONDeserializer` by default.
     ///   - acceptableStatus: The statuses accepted; 2xx by default.
     ///   - deadline: The longest a request may take, all stages and attempts included; no limit by default.
     public init(

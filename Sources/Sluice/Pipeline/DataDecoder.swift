@@ -1,4 +1,4 @@
-/// A decoder of `Decodable` values from bytes: ``JSONDocumentDecoder``, Foundation's `JSONDecoder` and
+/// A decoder of `Decodable` values from bytes: `JSONDocumentDecoder`, Foundation's `JSONDecoder` and
 /// `PropertyListDecoder`, or a decoder of your own for another format.
 ///
 /// A decoder for an API that puts `)]}'` before its JSON against cross-site script inclusion:
@@ -22,8 +22,6 @@ public protocol DataDecoder {
     /// - Throws: An error saying what was wrong with the bytes.
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T
 }
-
-extension JSONDocumentDecoder: DataDecoder {}
 
 extension JSONDecoder: DataDecoder {}
 

@@ -1,6 +1,6 @@
 /// The deserialize stage: turns the bytes of a response body into an object for the ``Parser``.
 ///
-/// The client's deserializer (``JSONDeserializer`` by default) is used for every request that does not name its
+/// The client's deserializer (`JSONDeserializer` by default) is used for every request that does not name its
 /// own in ``Request/deserializer``.
 ///
 /// A deserializer for plain text, paired with a parser that expects a `String`:

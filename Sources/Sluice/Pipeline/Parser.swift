@@ -1,6 +1,6 @@
 /// The parse stage: turns what a ``Deserializer`` produced into a typed representation.
 ///
-/// A ``Request`` names its parser as `ResponseParser` (``JSON`` by default) and turns the parser's
+/// A ``Request`` names its parser as `ResponseParser` (`JSON` by default) and turns the parser's
 /// `Representation` into its response object in ``Request/parse(_:)``.
 ///
 /// A parser works on types, not instances: ``parse(_:)`` is static. To support a wire format of your own, pair a

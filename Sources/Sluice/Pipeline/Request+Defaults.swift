@@ -11,7 +11,7 @@ extension Request {
 }
 
 extension Request where ResponseObject: Decodable, ResponseParser == JSON {
-    /// Decodes the response object from the document with a default ``JSONDocumentDecoder``.
+    /// Decodes the response object from the document with a default `JSONDocumentDecoder`.
     ///
     /// To decode with strategies (dates, snake-case keys), implement `parse(_:)` with a configured decoder:
     /// `try JSONDocumentDecoder(keyDecodingStrategy: .convertFromSnakeCase).decode(User.self, from: json)`.

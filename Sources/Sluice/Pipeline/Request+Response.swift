@@ -22,7 +22,7 @@ extension Request {
     ///
     /// - Parameters:
     ///   - body: The response body.
-    ///   - deserializer: The deserializer to use when the request names none; a ``JSONDeserializer`` by default.
+    ///   - deserializer: The deserializer to use when the request names none; a `JSONDeserializer` by default.
     /// - Returns: The response object.
     /// - Throws: ``SluiceError`` with code ``SluiceError/Code/deserialize`` or ``SluiceError/Code/parse``.
     public func responseObject(

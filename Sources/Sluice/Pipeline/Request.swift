@@ -10,8 +10,8 @@
 ///
 /// Most requests write only ``build()``: the response object picks the rest.
 ///
-/// - A `Decodable` response object gets ``parse(_:)`` for free, decoding the ``JSON`` document with
-///   ``JSONDocumentDecoder``.
+/// - A `Decodable` response object gets ``parse(_:)`` for free, decoding the `JSON` document with
+///   `JSONDocumentDecoder`.
 /// - `Void` and ``EmptyResponse`` ignore the body: the client neither deserializes nor parses it.
 /// - `Data` receives the body's bytes unmodified.
 ///
@@ -33,13 +33,13 @@
 /// let user = try await APIClient().perform(GetUser(id: 42))
 /// ```
 ///
-/// A request can also read the ``JSON`` itself, name a ``Parser`` of its own for another format, name its own
+/// A request can also read the `JSON` itself, name a ``Parser`` of its own for another format, name its own
 /// ``Deserializer``, and decode the body of an unsuccessful response in ``errorResponse(from:)``.
 public protocol Request<ResponseObject>: Sendable {
     /// The type of object the request produces.
     associatedtype ResponseObject
 
-    /// The parser that turns the deserialized body into the representation ``parse(_:)`` takes; ``JSON`` by
+    /// The parser that turns the deserialized body into the representation ``parse(_:)`` takes; `JSON` by
     /// default.
     associatedtype ResponseParser: Parser = JSON
 

@@ -1,0 +1,86 @@
+// The defaults that let an endpoint declare only what differs from them.
+extension Endpoint where PathComponents == Void {
+    /// No path components.
+    public var pathComponents: Void { () }
+}
+
+extension Endpoint where Parameters == Void {
+    /// No parameters.
+    public var parameters: Void { () }
+}
+
+extension Endpoint where HeaderValues == Void {
+    /// No header values.
+    public var headerValues: Void { () }
+}
+
+extension Endpoint where Body == EmptyCodable {
+    /// No body.
+    public var body: EmptyCodable { EmptyCodable() }
+}
+
+extension Endpoint where BodyEncoder == JSONEncoder {
+    /// A `JSONEncoder` with its default strategies.
+    public var bodyEncoder: JSONEncoder { JSONEncoder() }
+}
+
+extension Endpoint where ResponseDecoder == JSONDocumentDecoder {
+    /// A `JSONDocumentDecoder` with its default strategies.
+    public var responseDecoder: JSONDocumentDecoder { JSONDocumentDecoder() }
+}
+
+extension Endpoint where ErrorDecoder == JSONDocumentDecoder {
+    /// A `JSONDocumentDecoder` with its default strategies.
+    public var errorDecoder: JSONDocumentDecoder { JSONDocumentDecoder() }
+}
+
+extension Endpoint {
+    /// The body's bytes go to ``responseDecoder`` unchanged.
+    public var deserializer: (any Deserializer)? { DataDeserializer() }
+
+    /// Decodes ``ErrorResponse`` with ``errorDecoder``; `nil` when the endpoint declares no error response.
+    ///
+    /// - Parameter response: The response with an unaccepted status.
+    /// - Returns: The decoded error response, or `nil`.
+    /// - Throws: What ``errorDecoder`` throws.
+    public func errorResponse(from response: HTTPResponse) throws -> (any Sendable)? {
+        if ErrorResponse.self == EmptyCodable.self {
+            return nil
+        }
+        return try errorDecoder.decode(ErrorResponse.self, from: response.body)
+    }
+}
+
+extension Endpoint where Response: Decodable {
+    /// Decodes the response with ``responseDecoder``; a `Data` response is the body unmodified.
+    ///
+    /// - Parameter data: The body.
+    /// - Returns: The response.
+    /// - Throws: What ``responseDecoder`` throws.
+    public func parse(_ data: Data) throws -> Response {
+        if let bytes = data as? Response {
+            return bytes
+        }
+        return try responseDecoder.decode(Response.self, from: data)
+    }
+}
+
+extension SluiceError {
+    /// The error response an endpoint declared, typed, when the server sent one that decoded.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await client.perform(DeleteEvent(pathComponents: .init(calendarId: "c", eventId: "e")))
+    /// } catch {
+    ///     if let problem = error.errorResponse(for: DeleteEvent.self) {
+    ///         print(problem.message)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter endpoint: The endpoint type that was performed.
+    /// - Returns: The decoded error response, or `nil`.
+    public func errorResponse<E: Endpoint>(for endpoint: E.Type) -> E.ErrorResponse? {
+        errorResponse as? E.ErrorResponse
+    }
+}

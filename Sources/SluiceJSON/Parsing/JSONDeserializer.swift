@@ -1,0 +1,72 @@
+/// The default deserializer: Sluice's own strict RFC 8259 parser, producing a ``JSON`` document.
+///
+/// The document keeps a copy of the body's bytes and a flat index of the values in them; no tree of
+/// dictionaries is built, and strings and numbers are converted only when read. ``JSON/parse(_:)`` then takes
+/// the document as it is.
+///
+/// Input is checked strictly: exactly one JSON value, optionally surrounded by whitespace; well-formed UTF-8;
+/// no trailing commas, comments, leading zeros or unescaped control characters; `\u` escapes with paired
+/// surrogates. Two limits protect the process from hostile input: ``maximumDepth`` for nesting (parsing uses
+/// no recursion, so the limit bounds memory, not the stack) and ``maximumSize`` for the body.
+///
+/// An empty body is not JSON. Because servers send one with 204 and often with 202, the deserializer returns
+/// ``JSON/null`` for it by default, so that decoding an optional model gives `nil` and anything else a clear
+/// error; set ``emptyBody`` to ``EmptyBody/reject`` to treat it as an error instead.
+public struct JSONDeserializer: Sendable {
+    /// What to do with an empty body.
+    public struct EmptyBody: Sendable, Hashable {
+        private let rejects: Bool
+
+        /// Produce ``JSON/null``.
+        public static let null = EmptyBody(rejects: false)
+        /// Throw ``JSONError/Code/emptyInput``.
+        public static let reject = EmptyBody(rejects: true)
+
+        var isRejected: Bool { rejects }
+    }
+
+    /// The deepest nesting of arrays and objects accepted.
+    public var maximumDepth: Int
+    /// The largest body accepted, in bytes.
+    public var maximumSize: Int
+    /// What to do with an empty body.
+    public var emptyBody: EmptyBody
+
+    /// Creates a deserializer.
+    ///
+    /// - Parameters:
+    ///   - maximumDepth: The deepest nesting of arrays and objects accepted; 512 by default.
+    ///   - maximumSize: The largest body accepted in bytes; 64 MiB by default.
+    ///   - emptyBody: What to do with an empty body; ``EmptyBody/null`` by default.
+    public init(maximumDepth: Int = 512, maximumSize: Int = 64 << 20, emptyBody: EmptyBody = .null) {
+        self.maximumDepth = maximumDepth
+        self.maximumSize = maximumSize
+        self.emptyBody = emptyBody
+    }
+
+    /// Parses a body into a ``JSON`` document.
+    ///
+    /// - Parameter data: The body.
+    /// - Returns: The ``JSON`` document.
+    /// - Throws: ``JSONError`` with the position of the first problem.
+    public func deserialize(_ data: Data) throws -> Any {
+        try document(from: data)
+    }
+
+    /// Parses a body into a ``JSON`` document, typed.
+    ///
+    /// - Parameter data: The body.
+    /// - Returns: The document.
+    /// - Throws: ``JSONError`` with the position of the first problem.
+    public func document(from data: Data) throws(JSONError) -> JSON {
+        if data.isEmpty, !emptyBody.isRejected {
+            return .null
+        }
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(JSONError) in
+                try JSONParser.parse(bytes, maximumDepth: maximumDepth, maximumSize: maximumSize)
+            }
+        }
+        return JSON(storage: try result.get(), entry: 0)
+    }
+}

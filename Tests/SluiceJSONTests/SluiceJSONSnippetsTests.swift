@@ -1,0 +1,17 @@
+import Foundation
+import SluiceJSON
+import Testing
+
+/// The snippets of the SluiceJSON catalog's landing page, compiled and run as written.
+@Suite struct SluiceJSONSnippetsTests {
+    struct User: Decodable, Equatable {
+        let id: Int
+        let name: String
+    }
+
+    @Test func landingPageSnippetDecodesTheUsers() throws {
+        let document = try JSON(parsing: Data(#"{"users": [{"id": 1, "name": "Ada"}]}"#.utf8))
+        let users = try JSONDocumentDecoder().decode([User].self, from: document["users"] ?? .null)
+        #expect(users == [User(id: 1, name: "Ada")])
+    }
+}
