@@ -75,8 +75,34 @@ private enum Readme {
         return client
     }
 
-    static func production(tokens: CredentialStore) -> APIClient {
-        let client = APIClient(
+    struct TokenResponse: Decodable {
+        let accessToken: String
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+        }
+    }
+
+    struct RefreshToken: Request {
+        typealias ResponseObject = TokenResponse
+        let refreshToken: String
+
+        func build() throws -> URLRequest {
+            var request = URLRequest(url: URL(string: "https://auth.example.com/token")!)
+            request.httpMethod = "POST"
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data("grant_type=refresh_token&refresh_token=\(refreshToken)".utf8)
+            return request
+        }
+    }
+
+    static func makeClient(refreshToken: String) -> APIClient {
+        let signIn = APIClient()
+        let tokens = CredentialStore(credential: nil, hosts: ["api.example.com"]) { _ in
+            let token = try await signIn.perform(RefreshToken(refreshToken: refreshToken))
+            return Credential(authorization: "Bearer \(token.accessToken)")
+        }
+        return APIClient(
             requestPerformer: NetworkRequestPerformer()
                 .retrying(RetryPolicy(maximumAttempts: 3))  // full jitter, Retry-After, idempotent methods only
                 .authenticated(by: tokens)  // one shared refresh on 401, never loops
@@ -84,7 +110,31 @@ private enum Readme {
                 .logged(redacting: .default),  // Authorization and cookies hidden
             deadline: .seconds(30)
         )
-        return client
+    }
+
+    static func loadUsers(with client: APIClient) async -> Result<[User], SluiceError> {
+        do {
+            return .success(try await client.perform(ListUsers()))
+        } catch {
+            return .failure(error)  // error: SluiceError
+        }
+    }
+
+    static func loadUsersInATask(with client: APIClient) -> Task<Result<[User], SluiceError>, Never> {
+        let task = Task { () -> Result<[User], SluiceError> in
+            do throws(SluiceError) {
+                return .success(try await client.perform(ListUsers()))
+            } catch {
+                return .failure(error)  // error: SluiceError again
+            }
+        }
+        return task
+    }
+
+    static func decodeWithTheEngineAlone() throws -> [User] {
+        let document = try JSON(parsing: Data(#"{"users": [{"id": 1, "name": "Ada"}]}"#.utf8))
+        let users = try JSONDocumentDecoder().decode([User].self, from: document["users"] ?? .null)
+        return users
     }
 
     static func stubbed() async throws -> [User] {
@@ -111,9 +161,57 @@ private enum Readme {
         let client = APIClient(requestPerformer: Readme.UserAgentPerformer(base: stub))
         _ = try await client.perform(Readme.ListUsers())
         #expect(stub.requests.first?.value(forHTTPHeaderField: "User-Agent") == "MyApp/1.0")
-        _ = Readme.composedClient()
-        _ = Readme.production(
-            tokens: CredentialStore(credential: nil, hosts: []) { _ in Credential(authorization: "x") }
-        )
+        #expect(Readme.composedClient().requestPerformer is Readme.UserAgentPerformer)
+    }
+
+    @Test func productionClientComposesTheDecoratorsInOrder() throws {
+        let client = Readme.makeClient(refreshToken: "r1")
+        let logged = try #require(client.requestPerformer as? ObservingPerformer)
+        let deduplicated = try #require(logged.base as? DeduplicatingPerformer)
+        let authenticated = try #require(deduplicated.base as? AuthenticatingPerformer)
+        #expect(authenticated.store.hosts == ["api.example.com"])
+        #expect(authenticated.base is RetryingPerformer)
+        #expect(client.deadline == .seconds(30))
+        let refresh = try Readme.RefreshToken(refreshToken: "r1").build()
+        #expect(refresh.httpMethod == "POST")
+        #expect(refresh.httpBody == Data("grant_type=refresh_token&refresh_token=r1".utf8))
+        let token = try Readme.RefreshToken(refreshToken: "r1").responseObject(from: Data(#"{"access_token":"t"}"#.utf8))
+        #expect(token.accessToken == "t")
+    }
+
+    @Test func typedErrorsAreCaughtAsSluiceErrorInAFunctionAndInATask() async throws {
+        let stub = StubPerformer(always: HTTPResponse(status: .internalServerError, body: Data()))
+        let client = APIClient(requestPerformer: stub)
+        guard case .failure(let direct) = await Readme.loadUsers(with: client) else {
+            Issue.record("a 500 must fail")
+            return
+        }
+        #expect(direct.code == .status)
+        guard case .failure(let inTask) = await Readme.loadUsersInATask(with: client).value else {
+            Issue.record("a 500 must fail")
+            return
+        }
+        #expect(inTask.code == .status)
+    }
+
+    @Test func theEngineAloneDecodesTheSnippetsDocument() throws {
+        #expect(try Readme.decodeWithTheEngineAlone().map(\.name) == ["Ada"])
+    }
+
+    /// The package snippet cannot be compiled here (it is a manifest), so its product names are checked against
+    /// the manifest's own.
+    @Test func packageSnippetNamesProductsTheManifestDeclares() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let named = readme.matches(of: /\.product\(name: "(\w+)", package: "sluice"\)/).map { String($0.output.1) }
+        let declared = Set(manifest.matches(of: /\.library\(name: "(\w+)"/).map { String($0.output.1) })
+        #expect(Set(named) == ["Sluice", "SluiceTesting"])
+        #expect(declared == ["Sluice", "SluiceJSON", "SluiceTesting"])
+        #expect(Set(named).isSubset(of: declared))
+        for product in declared {
+            #expect(readme.contains("| `\(product)` |"), "the README's product table lists \(product)")
+        }
     }
 }
