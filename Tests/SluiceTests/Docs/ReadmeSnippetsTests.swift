@@ -175,7 +175,8 @@ private enum Readme {
         let refresh = try Readme.RefreshToken(refreshToken: "r1").build()
         #expect(refresh.httpMethod == "POST")
         #expect(refresh.httpBody == Data("grant_type=refresh_token&refresh_token=r1".utf8))
-        let token = try Readme.RefreshToken(refreshToken: "r1").responseObject(from: Data(#"{"access_token":"t"}"#.utf8))
+        let token = try Readme.RefreshToken(refreshToken: "r1")
+            .responseObject(from: Data(#"{"access_token":"t"}"#.utf8))
         #expect(token.accessToken == "t")
     }
 
