@@ -20,9 +20,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
 
     var isAtEnd: Bool { currentIndex >= count ?? 0 }
 
-    /// The current element's entry, moving past it; `valueNotFound` at the end.
+    /// The current element's entry, without moving past it; `valueNotFound` at the end.
     @inline(__always)
-    private mutating func next<T>(_ type: T.Type) throws -> Int {
+    private func current(_ type: Any.Type) throws -> Int {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 type,
@@ -32,55 +32,89 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
                 )
             )
         }
-        let entry = element
-        element = decoder.storage.next(entry)
+        return element
+    }
+
+    /// Moves past the current element and returns what was read from it.
+    ///
+    /// Called only once the element was read, so that a caller who catches a failed read can read the same element
+    /// again as another type, as with Foundation's decoder.
+    @inline(__always)
+    private mutating func advancing<T>(_ value: T) -> T {
+        element = decoder.storage.next(element)
         currentIndex += 1
-        return entry
+        return value
     }
 
+    /// Whether the current element is `null`, moving past it when it is; `valueNotFound` at the end, as with
+    /// Foundation's decoder.
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd, decoder.storage.tag(element) == .null else { return false }
-        _ = try next(Never.self)
-        return true
+        guard decoder.storage.tag(try current(Never.self)) == .null else { return false }
+        return advancing(true)
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: next(type)) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try advancing(decoder.decodeBool(at: current(type))) }
 
-    mutating func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: next(type)) }
+    mutating func decode(_ type: String.Type) throws -> String {
+        try advancing(decoder.decodeString(at: current(type)))
+    }
 
     mutating func decode(_ type: Double.Type) throws -> Double {
-        try decoder.decodeFloatingPoint(type, at: next(type))
+        try advancing(decoder.decodeFloatingPoint(type, at: current(type)))
     }
 
     mutating func decode(_ type: Float.Type) throws -> Float {
-        try decoder.decodeFloatingPoint(type, at: next(type))
+        try advancing(decoder.decodeFloatingPoint(type, at: current(type)))
     }
 
-    mutating func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type, at: next(type)) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try advancing(decoder.decodeInteger(type, at: current(type)))
+    }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decoder.decode(type, at: next(type), depth: depth + 1)
+        try advancing(decoder.decode(type, at: current(type), depth: depth + 1))
     }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        if isAtEnd {
+            return nil
+        }
         if try decodeNil() {
             return nil
         }
@@ -90,22 +124,24 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let entry = try next(type)
+        let entry = try current(type)
         guard decoder.storage.tag(entry) == .object else {
             throw decoder.mismatch(expected: "an object", NestedKey.self, at: entry)
         }
-        return KeyedDecodingContainer(TapeKeyedContainer<NestedKey>(decoder: decoder, object: entry, depth: depth + 1))
+        return advancing(
+            KeyedDecodingContainer(TapeKeyedContainer<NestedKey>(decoder: decoder, object: entry, depth: depth + 1))
+        )
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let entry = try next([Any].self)
+        let entry = try current([Any].self)
         guard decoder.storage.tag(entry) == .array else {
             throw decoder.mismatch(expected: "an array", [Any].self, at: entry)
         }
-        return TapeUnkeyedContainer(decoder: decoder, array: entry, depth: depth + 1)
+        return advancing(TapeUnkeyedContainer(decoder: decoder, array: entry, depth: depth + 1))
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        decoder.detached(at: try next((any Decoder).self))
+        try advancing(decoder.detached(at: current((any Decoder).self)))
     }
 }

@@ -6,7 +6,10 @@
 ///
 /// Input is checked strictly: exactly one JSON value, optionally surrounded by whitespace; well-formed UTF-8;
 /// no trailing commas, comments, leading zeros or unescaped control characters; `\u` escapes with paired
-/// surrogates. Two limits protect the process from hostile input: ``maximumDepth`` for nesting (parsing uses
+/// surrogates. A UTF-8 byte order mark before the value is skipped, as RFC 8259 allows. A document in UTF-16 or
+/// UTF-32 (told by its byte order mark, or by the zeros around its first character) is read too, as Foundation's
+/// decoders read it: it is transcoded to UTF-8 first, and the offsets of its errors count bytes of that UTF-8 form
+/// (lines and columns are the same in both). Two limits protect the process from hostile input: ``maximumDepth`` for nesting (parsing uses
 /// no recursion, so the limit bounds memory, not the stack) and ``maximumSize`` for the body.
 ///
 /// An empty body is not JSON. Because servers send one with 204 and often with 202, the deserializer returns
@@ -64,7 +67,16 @@ public struct JSONDeserializer: Sendable {
         }
         let result = data.withUnsafeBytes { bytes in
             Result { () throws(JSONError) in
-                try JSONParser.parse(bytes, maximumDepth: maximumDepth, maximumSize: maximumSize)
+                let (encoding, markLength) = JSONTextEncoding.detect(bytes)
+                guard encoding != .utf8 else {
+                    return try JSONParser.parse(bytes, maximumDepth: maximumDepth, maximumSize: maximumSize)
+                }
+                let text = try encoding.utf8(of: bytes, skipping: markLength)
+                return try text.withUnsafeBytes { text in
+                    Result { () throws(JSONError) in
+                        try JSONParser.parse(text, maximumDepth: maximumDepth, maximumSize: maximumSize)
+                    }
+                }.get()
             }
         }
         return JSON(storage: try result.get(), entry: 0)

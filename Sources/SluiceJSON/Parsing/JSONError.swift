@@ -23,6 +23,7 @@ public struct JSONError: Error, Sendable, Hashable {
             case invalidEscape = "invalid escape sequence"
             case invalidUnicode = "invalid unicode escape"
             case invalidUTF8 = "invalid UTF-8"
+            case invalidEncoding = "invalid UTF-16 or UTF-32"
             case trailingContent = "trailing content"
             case depthLimitExceeded = "nesting too deep"
             case sizeLimitExceeded = "document too large"
@@ -50,6 +51,9 @@ public struct JSONError: Error, Sendable, Hashable {
         public static let invalidUnicode = Code(.invalidUnicode)
         /// Bytes that are not well-formed UTF-8 (RFC 8259, 8.1).
         public static let invalidUTF8 = Code(.invalidUTF8)
+        /// A UTF-16 or UTF-32 document with a code unit that is not well formed: a lone surrogate, a value beyond
+        /// U+10FFFF, or bytes that end inside a unit.
+        public static let invalidEncoding = Code(.invalidEncoding)
         /// Something other than whitespace after the value.
         public static let trailingContent = Code(.trailingContent)
         /// Arrays and objects nested deeper than the deserializer's limit.
@@ -76,11 +80,26 @@ public struct JSONError: Error, Sendable, Hashable {
     /// The column of the caret within ``sourceLine``, counted from 1.
     package let excerptColumn: Int
 
-    init(_ code: Code, _ reason: String, at offset: Int, in input: UnsafeBufferPointer<UInt8>) {
+    /// Locates an error in some UTF-8 text.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of error.
+    ///   - reason: What was expected and what was found.
+    ///   - offset: Where the error is in `input`.
+    ///   - input: The text, for the line, the column and the excerpt.
+    ///   - inputOffset: The offset to report when `input` is not the bytes the caller gave (a UTF-16 document
+    ///     transcoded to UTF-8); `offset` by default.
+    init(
+        _ code: Code,
+        _ reason: String,
+        at offset: Int,
+        in input: UnsafeBufferPointer<UInt8>,
+        inputOffset: Int? = nil
+    ) {
         self.code = code
         self.reason = reason
         let offset = min(max(offset, 0), input.count)
-        self.offset = offset
+        self.offset = inputOffset ?? offset
         var line = 1
         var lineStart = 0
         // A line ends at a line feed, a carriage return, or the pair of them, which counts once.

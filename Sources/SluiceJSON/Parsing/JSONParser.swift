@@ -135,6 +135,11 @@ struct JSONParser {
     }
 
     private mutating func parseDocument() throws(Failure) {
+        // A UTF-8 byte order mark, which some servers send, is not part of the value (RFC 8259, 8.1, lets a
+        // parser ignore it). Offsets stay those of the input.
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            position = 3
+        }
         skipWhitespace()
         if position >= count {
             throw fail(

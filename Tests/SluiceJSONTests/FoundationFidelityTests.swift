@@ -1,0 +1,145 @@
+import Foundation
+import SluiceJSON
+import TestSupport
+import Testing
+
+/// The same bytes decoded by Sluice's decoder and by Foundation's `JSONDecoder`: the same value, or both throwing.
+@Suite struct FoundationFidelityTests {
+    /// Decodes with both decoders: `nil` for a decoder that threw.
+    static func both<T: Decodable>(
+        _ type: T.Type,
+        _ bytes: Data,
+        sluice: JSONDocumentDecoder = JSONDocumentDecoder(),
+        foundation: JSONDecoder = JSONDecoder()
+    ) -> (sluice: T?, foundation: T?) {
+        (try? sluice.decode(type, from: bytes), try? foundation.decode(type, from: bytes))
+    }
+
+    // MARK: - Unkeyed containers
+
+    /// An array that keeps the elements that decode as `Int` and skips the others: the common lossy pattern.
+    struct LossyIntegers: Decodable, Equatable {
+        var values: [Int] = []
+
+        struct Skipped: Decodable {}
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            while !container.isAtEnd {
+                if let value = try? container.decode(Int.self) {
+                    values.append(value)
+                } else {
+                    _ = try container.decode(Skipped.self)
+                }
+            }
+        }
+    }
+
+    @Test func aFailedElementIsReadAgainNotSkipped() throws {
+        let (sluice, foundation) = Self.both(LossyIntegers.self, Data(#"[1,"x",3,4]"#.utf8))
+        #expect(foundation?.values == [1, 3, 4])
+        #expect(sluice == foundation)
+    }
+
+    /// What reading past the end of an array gives: `decodeNil()` throws, `decodeIfPresent` gives `nil`.
+    struct PastTheEnd: Decodable, Equatable {
+        var outcomes: [String] = []
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            _ = try container.decode(Int.self)
+            do {
+                outcomes.append("decodeNil \(try container.decodeNil())")
+            } catch DecodingError.valueNotFound {
+                outcomes.append("decodeNil valueNotFound")
+            }
+            outcomes.append("Int? \(String(describing: try container.decodeIfPresent(Int.self)))")
+            outcomes.append("[Int]? \(String(describing: try container.decodeIfPresent([Int].self)))")
+        }
+    }
+
+    @Test func readingPastTheEndOfAnArrayBehavesAsFoundationDoes() throws {
+        let (sluice, foundation) = Self.both(PastTheEnd.self, Data("[1]".utf8))
+        #expect(foundation?.outcomes == ["decodeNil valueNotFound", "Int? nil", "[Int]? nil"])
+        #expect(sluice == foundation)
+    }
+
+    @Test func decodeNilPastTheEndNamesTheEnd() throws {
+        struct NilPastTheEnd: Decodable {
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                _ = try container.decodeNil()
+            }
+        }
+        let error = #expect(throws: DecodingError.self) {
+            try JSONDocumentDecoder().decode(NilPastTheEnd.self, from: Data("[]".utf8))
+        }
+        #expect(error.map(String.init(describing:))?.contains("found the end of an array of 0") == true)
+    }
+
+    // MARK: - Encodings
+
+    static let encodings: [(String, Data)] = [
+        ("UTF-8 with a byte order mark", Data([0xEF, 0xBB, 0xBF]) + Data(#"["é😀", 1]"#.utf8)),
+        ("UTF-16, big-endian, no mark", Data(#"["é😀", 1]"#.data(using: .utf16BigEndian) ?? Data())),
+        ("UTF-16, little-endian, no mark", Data(#"["é😀", 1]"#.data(using: .utf16LittleEndian) ?? Data())),
+        ("UTF-16 with a mark", Data(#"["é😀", 1]"#.data(using: .utf16) ?? Data())),
+        ("UTF-32, big-endian, no mark", Data(#"["é😀", 1]"#.data(using: .utf32BigEndian) ?? Data())),
+        ("UTF-32, little-endian, no mark", Data(#"["é😀", 1]"#.data(using: .utf32LittleEndian) ?? Data())),
+        ("UTF-16, one-character document", Data("7".data(using: .utf16LittleEndian) ?? Data())),
+    ]
+
+    /// A heterogeneous array read as a string and a number.
+    struct Pair: Decodable, Equatable {
+        let text: String
+        let number: Int
+
+        init(text: String, number: Int) {
+            self.text = text
+            self.number = number
+        }
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            text = try container.decode(String.self)
+            number = try container.decode(Int.self)
+        }
+    }
+
+    @Test(arguments: encodings.prefix(6))
+    func documentsInEveryUnicodeEncodingFoundationReadsAreRead(_ name: String, _ bytes: Data) throws {
+        let (sluice, foundation) = Self.both(Pair.self, bytes)
+        #expect(foundation == Pair(text: "é😀", number: 1) || foundation == nil, "\(name)")
+        #expect(sluice == Pair(text: "é😀", number: 1), "\(name)")
+        if foundation != nil {
+            #expect(sluice == foundation, "\(name)")
+        }
+    }
+
+    @Test func aOneCharacterUTF16DocumentIsRead() throws {
+        let bytes = try #require(Self.encodings.last?.1)
+        let (sluice, foundation) = Self.both(Int.self, bytes)
+        #expect(sluice == 7)
+        #expect(sluice == foundation)
+    }
+
+    @Test func aLoneSurrogateInUTF16IsAnErrorThatNamesTheEncodingAndTheByte() throws {
+        // `["` then a lone high surrogate, little-endian.
+        let bytes = Data([0x5B, 0x00, 0x22, 0x00, 0x3D, 0xD8, 0x22, 0x00, 0x5D, 0x00])
+        let error = #expect(throws: JSONError.self) { try JSON(parsing: bytes) }
+        #expect(error?.code == .invalidEncoding)
+        #expect(error?.offset == 4)
+        #expect(error?.column == 3)
+        #expect(
+            error.map(String.init(describing:))?.contains(
+                "expected UTF-16 text, found a code unit that is not well formed"
+            ) == true
+        )
+    }
+
+    @Test func aByteOrderMarkKeepsErrorOffsetsThoseOfTheInput() throws {
+        let bytes = Data([0xEF, 0xBB, 0xBF]) + Data("[1,]".utf8)
+        let error = #expect(throws: JSONError.self) { try JSON(parsing: bytes) }
+        #expect(error?.offset == 6)
+    }
+}
