@@ -92,6 +92,15 @@ extension TapeDecoder {
         return String(key[..<first]) + converted + String(key[key.index(after: last)...])
     }
 
+    /// A separate decoder on `null`, for `superDecoder` with a key the object does not have: its coding path is
+    /// the missing key's.
+    func detachedOnNull(at path: [any CodingKey]) -> TapeDecoder {
+        let null = JSON.null
+        let decoder = TapeDecoder(storage: null.storage, root: null.entry, options: options)
+        decoder.pathPrefix = path
+        return decoder
+    }
+
     /// A separate decoder positioned at an entry, for `superDecoder`.
     func detached(at entry: Int) -> TapeDecoder {
         let decoder = TapeDecoder(storage: storage, root: root, options: options)

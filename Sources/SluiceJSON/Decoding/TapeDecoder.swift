@@ -20,6 +20,9 @@ final class TapeDecoder: Decoder {
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.
     let keyConversion: Bool
+    /// The coding path of ``root`` when it is not the document's root: that of a missing key, for a decoder on
+    /// `null` that `superDecoder(forKey:)` hands out.
+    var pathPrefix: [any CodingKey] = []
 
     init(storage: JSONStorage, root: Int, options: JSONDocumentDecoder) {
         self.storage = storage
@@ -147,8 +150,14 @@ final class TapeDecoder: Decoder {
     func decodeFloatingPoint<T: BinaryFloatingPoint>(_ type: T.Type, at entry: Int) throws -> T {
         switch storage.tag(entry) {
         case .number:
-            let double = storage.double(at: entry)
-            let value = T(double)
+            let value: T
+            if T.self == Float.self {
+                // Rounded once, from the text, as Foundation reads a `Float`: through a `Double` it would be rounded
+                // twice, and a number just above a halfway point between two floats would round to the wrong one.
+                value = T(Float(String(decoding: storage.slice(entry), as: UTF8.self)) ?? .infinity)
+            } else {
+                value = T(storage.double(at: entry))
+            }
             guard value.isFinite else {
                 throw DecodingError.dataCorrupted(
                     DecodingError.Context(
@@ -292,7 +301,7 @@ final class TapeDecoder: Decoder {
 
     /// The coding path from the root to an entry, worked out from the tape.
     func path(to target: Int) -> [any CodingKey] {
-        var path: [any CodingKey] = []
+        var path = pathPrefix
         var current = root
         while current != target {
             let end = storage.next(current)
@@ -311,7 +320,10 @@ final class TapeDecoder: Decoder {
                 while storage.next(child + 1) <= target {
                     child = storage.next(child + 1)
                 }
-                path.append(JSONPathKey(stringValue: storage.string(at: child)))
+                // The key the model asked for, as Foundation's paths hold it: under a key decoding strategy, the
+                // converted key (`userId`), not the one in the document (`user_id`).
+                let key = keyConversion ? convertedKey(at: child, in: current) : storage.string(at: child)
+                path.append(JSONPathKey(stringValue: key))
                 current = child + 1
                 if target == child {
                     break

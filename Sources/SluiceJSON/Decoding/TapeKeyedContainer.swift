@@ -31,6 +31,11 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The value entry for a key, or `nil`.
     private func find(_ key: Key) -> Int? {
+        find(named: key.stringValue)
+    }
+
+    /// The value entry for a key's name, or `nil`.
+    private func find(named key: String) -> Int? {
         let storage = decoder.storage
         let first = object + 1
         let end = storage.next(object)
@@ -39,7 +44,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if slot >= 0, decoder.hints[2 &* slot] == object, decoder.hints[2 &* slot &+ 1] < end {
             start = decoder.hints[2 &* slot &+ 1]
         }
-        var name = key.stringValue
+        var name = key
         return name.withUTF8 { name in
             var keyEntry = start
             while keyEntry < end {
@@ -55,8 +60,31 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 }
                 keyEntry = storage.next(keyEntry + 1)
             }
-            return nil
+            return findCanonicallyEquivalent(to: key, name, slot: slot)
         }
+    }
+
+    /// The value entry for a key that matches no key byte for byte, found as Swift compares strings: by canonical
+    /// equivalence, so that a key written decomposed (`"e\u0301"`) matches a property spelled precomposed (`é`),
+    /// as with Foundation's decoder.
+    ///
+    /// Reached only on a miss, and compares only where text outside ASCII is involved (an ASCII string is
+    /// equivalent to no other ASCII string), so that models with ASCII keys pay one pass over the keys' bytes.
+    private func findCanonicallyEquivalent(to key: String, _ name: UnsafeBufferPointer<UInt8>, slot: Int) -> Int? {
+        let storage = decoder.storage
+        let nameIsASCII = name.allSatisfy { $0 < 0x80 }
+        var keyEntry = object + 1
+        let end = storage.next(object)
+        while keyEntry < end {
+            let written = storage.slice(keyEntry)
+            if !nameIsASCII || written.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }),
+                decoder.convertedKey(at: keyEntry, in: object) == key
+            {
+                return found(keyEntry, slot: slot)
+            }
+            keyEntry = storage.next(keyEntry + 1)
+        }
+        return nil
     }
 
     @inline(__always)
@@ -245,18 +273,24 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return TapeUnkeyedContainer(decoder: decoder, array: entry, depth: depth + 1)
     }
 
-    func superDecoder() throws -> any Decoder {
-        try decoder.detached(at: require(Key(stringValue: "super") ?? missingSuperKey()))
+    /// A decoder for the value under `super`, or for `null` when the object has none, as with Foundation's
+    /// decoder; `Key` need not have a `super` case.
+    func superDecoder() -> any Decoder {
+        superDecoder(at: find(named: JSONPathKey.superKey.stringValue), key: JSONPathKey.superKey)
     }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder {
-        try decoder.detached(at: require(key))
+    /// A decoder for the value under a key, or for `null` when the object has none, as with Foundation's decoder.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The decoder.
+    func superDecoder(forKey key: Key) -> any Decoder {
+        superDecoder(at: find(key), key: key)
     }
 
-    private func missingSuperKey() throws -> Key {
-        throw DecodingError.keyNotFound(
-            JSONPathKey.superKey,
-            DecodingError.Context(codingPath: codingPath, debugDescription: "\(Key.self) has no key \"super\"")
-        )
+    private func superDecoder(at entry: Int?, key: any CodingKey) -> any Decoder {
+        guard let entry else {
+            return decoder.detachedOnNull(at: codingPath + [key])
+        }
+        return decoder.detached(at: entry)
     }
 }
