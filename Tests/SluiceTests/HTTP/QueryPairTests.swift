@@ -26,7 +26,7 @@ import Testing
         _ pairs: [String],
         _ query: String
     ) throws {
-        let flattened = try #require(QueryPair.flattening(JSON(parsing: json)))
+        let flattened = try QueryEncoder(endpoint: "Test", field: "parameters").pairs(of: JSON(parsing: json))
         let described = flattened.map { pair in
             pair.isArray ? "\(pair.name)[]=\(pair.values.joined(separator: ","))" : "\(pair.name)=\(pair.values[0])"
         }
