@@ -7,6 +7,14 @@
 // - a `Content-Length` must be the body's length when that is known: a mismatch fails the build stage instead of
 //   sending a message that the server would cut short or wait on.
 extension RequestBuilder {
+    /// The encoder of JSON bodies that name none of their own: a `JSONEncoder` writing keys in sorted order, so that
+    /// the same value always makes the same bytes, in every dialect.
+    static func jsonEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
     /// Encodes a body with its encoder, naming the endpoint's field at fault when it fails.
     ///
     /// - Parameters:

@@ -20,8 +20,9 @@ extension Endpoint where Body == EmptyCodable {
 }
 
 extension Endpoint where BodyEncoder == JSONEncoder {
-    /// A `JSONEncoder` with its default strategies.
-    public var bodyEncoder: JSONEncoder { JSONEncoder() }
+    /// A `JSONEncoder` with its default strategies, writing keys in sorted order so that the same body always
+    /// makes the same bytes.
+    public var bodyEncoder: JSONEncoder { RequestBuilder.jsonEncoder() }
 }
 
 extension Endpoint where ResponseDecoder == JSONDocumentDecoder {

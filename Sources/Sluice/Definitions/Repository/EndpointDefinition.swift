@@ -60,7 +60,7 @@ public protocol EndpointDefinition {
     /// default.
     var query: (any Encodable & Sendable)? { get }
 
-    /// A typed body, sent as JSON with `Content-Type: application/json`; none by default. An endpoint whose
+    /// A typed body, sent as JSON with `Content-Type: application/json` and keys in sorted order; none by default. An endpoint whose
     /// ``parameters`` already go to the body cannot have one too.
     var body: (any Encodable & Sendable)? { get }
 

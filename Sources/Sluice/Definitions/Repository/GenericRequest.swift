@@ -74,7 +74,7 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
                     reason: "the endpoint has parameters for the body and a body; a request carries one body"
                 )
             }
-            builder.body = RequestBuilder.encode(body, with: JSONEncoder(), endpoint: name)
+            builder.body = RequestBuilder.encode(body, with: RequestBuilder.jsonEncoder(), endpoint: name)
         }
         return try builder.build()
     }
