@@ -30,8 +30,8 @@
 ///     var method: HTTPMethod { .get }
 ///     let text: String
 ///
-///     var query: (any Encodable & Sendable)? { Query(q: text, tags: ["swift"]) }
-///     var headers: [String: String] { ["Accept": "application/json"] }
+///     var query: (any Encodable & Sendable)? { Query(q: text, tags: ["swift", "linux"]) }
+///     var headers: [String: String] { ["Accept": "application/vnd.github+json"] }
 ///     var timeout: Duration? { .seconds(10) }
 /// }
 /// ```
