@@ -88,7 +88,12 @@ final class QueryNode {
 
     /// Encodes a value into this node: a scalar as its text, anything else through its `Encodable` conformance.
     func encode(_ value: some Encodable, encoder: QueryNodeEncoder) throws {
-        if let text = try QueryNode.scalarText(value, codingPath: encoder.codingPath) {
+        // An optional holding nothing is null, also where its type would write an empty text.
+        guard let unwrapped = unwrapOptionals(value) else {
+            kind = .null
+            return
+        }
+        if let text = try QueryNode.scalarText(unwrapped, codingPath: encoder.codingPath) {
             kind = .scalar(text)
         } else {
             try value.encode(to: encoder)
@@ -96,7 +101,7 @@ final class QueryNode {
     }
 
     /// The text of a value that is a scalar in a query, or `nil` when the value is not one.
-    static func scalarText(_ value: some Encodable, codingPath: [any CodingKey]) throws -> String? {
+    static func scalarText(_ value: Any, codingPath: [any CodingKey]) throws -> String? {
         switch value {
         case let number as Double:
             guard number.isFinite else {

@@ -47,13 +47,14 @@ extension DataDecoder {
     /// A ``DataDeserializer``: the body's bytes go to the parse stage unchanged.
     public var bodyDeserializer: any Deserializer { DataDeserializer() }
 
-    /// Decodes a value from the body's bytes with ``decode(_:from:)``.
+    /// Decodes a value from the body's bytes with ``DataDecoder/decode(_:from:)``.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - object: The body's bytes, as ``DataDeserializer`` hands them on.
     /// - Returns: The decoded value.
-    /// - Throws: What ``decode(_:from:)`` throws, or `DecodingError.typeMismatch` when the object is not `Data`.
+    /// - Throws: What ``DataDecoder/decode(_:from:)`` throws, or `DecodingError.typeMismatch` when the object is not
+    ///   `Data`.
     public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
         try decode(type, from: DataParser.parse(object))
     }

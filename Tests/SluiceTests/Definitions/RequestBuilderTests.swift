@@ -55,28 +55,25 @@ private struct LegacySpelling: Endpoint {
     var headerValues: Values
 }
 
-/// A repository endpoint with every part the builder offers.
-private struct ScoredSearch: EndpointDefinition {
-    struct Query: Encodable, Sendable {
-        struct User: Encodable, Sendable {
-            var name: String
-            var scores: [Double]
-        }
-        var user: User
+/// Typed query parameters with a nested object and an array of numbers.
+private struct ScoredQuery: Encodable, Sendable {
+    struct User: Encodable, Sendable {
+        var name: String
+        var scores: [Double]
     }
-
-    typealias Response = EmptyResponse
-    static let path = "search"
-    var method: HTTPMethod
-    var parameters: [String: Any] = [:]
-    var query: (any Encodable & Sendable)?
-    var body: (any Encodable & Sendable)?
-    var headers: [String: String] = [:]
-    var timeout: Duration?
+    var user: User
 }
 
+/// `search`.
+private enum SearchPath: RowPath {
+    static let path = "search"
+}
+
+/// A repository endpoint with every part the builder offers.
+private typealias ScoredSearch = RowEndpoint<SearchPath>
+
 private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
-    try GenericRequest(endpoint, baseURL: URL(staticString: "https://api.example.com")).build()
+    try endpoint.build()
 }
 
 @Suite struct RequestBuilderTests {
@@ -105,7 +102,7 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
     }
 
     @Test func aRepositoryEndpointSendsItsTypedQueryBodyHeadersAndTimeout() throws {
-        let query = ScoredSearch.Query(user: .init(name: "Ada", scores: [1.5, 2]))
+        let query = ScoredQuery(user: .init(name: "Ada", scores: [1.5, 2]))
         let request = try build(
             ScoredSearch(
                 method: .post,
@@ -117,7 +114,7 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
         )
         #expect(
             request.url?.absoluteString
-                == "https://api.example.com/search?user%5Bname%5D=Ada&user%5Bscores%5D=1.5&user%5Bscores%5D=2.0"
+                == "https://api.example.com/v1/search?user%5Bname%5D=Ada&user%5Bscores%5D=1.5&user%5Bscores%5D=2.0"
         )
         #expect(request.httpBody == Data(#"{"page":2}"#.utf8))
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
@@ -126,14 +123,14 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
     }
 
     @Test func aQueryValueThatCannotBeSentNamesItsField() throws {
-        let query = ScoredSearch.Query(user: .init(name: "Ada", scores: [1, .nan]))
+        let query = ScoredQuery(user: .init(name: "Ada", scores: [1, .nan]))
         let error = try #require(throws: EndpointBuildError.self) {
             try build(ScoredSearch(method: .get, query: query))
         }
         #expect(error.field == "query.user.scores[1]")
         #expect(
             String(describing: error)
-                == "ScoredSearch.query.user.scores[1]: nan cannot be sent as a parameter; only finite numbers can"
+                == "RowEndpoint<SearchPath>.query.user.scores[1]: nan cannot be sent as a parameter; only finite numbers can"
         )
     }
 
@@ -143,7 +140,8 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
         }
         #expect(
             String(describing: error)
-                == "ScoredSearch.body: the endpoint has parameters for the body and a body; a request carries one body"
+                == "RowEndpoint<SearchPath>.body: the endpoint has parameters for the body and a body; a request carries "
+                + "one body"
         )
     }
 
@@ -166,7 +164,8 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
             try build(ScoredSearch(method: .get, timeout: .zero))
         }
         #expect(
-            String(describing: repository) == "ScoredSearch.timeout: the timeout is 0ns, and must be more than zero"
+            String(describing: repository)
+                == "RowEndpoint<SearchPath>.timeout: the timeout is 0ns, and must be more than zero"
         )
     }
 }
