@@ -90,6 +90,23 @@ private let manyUsers = Data(
         #expect(String(describing: error).contains("[stage: deserialize]"))
     }
 
+    @Test func anAPIDefinitionParsesItsJSONWithTheDecodersOwnLimits() async throws {
+        struct Shallow: APIDefinition {
+            var baseURL: URL { dialectBaseURL }
+            var path: String { "users" }
+            var method: HTTPMethod { .GET }
+            var responseDecoder: JSONDocumentDecoder {
+                JSONDocumentDecoder(deserializer: JSONDeserializer(maximumDepth: 1))
+            }
+        }
+        let client = APIClient(requestPerformer: StubPerformer(always: HTTPResponse(status: .ok, body: manyUsers)))
+        let error = try await #require(throws: SluiceError.self) {
+            try await client.perform(Shallow(), expecting: [User].self)
+        }
+        #expect(error.code == .deserialize)
+        #expect(String(describing: error).contains("[stage: deserialize]"))
+    }
+
     @Test func aFoundationDecoderDoesItsWholeWorkInTheParseStage() async throws {
         let metrics = try await StageCase.of("JSONDecoder", FoundationUsers()).run(manyUsers)
         #expect(metrics.parse > .zero)

@@ -50,6 +50,10 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
         return "\(Definition.self).\(value.prefix { $0 != "(" })"
     }
 
+    /// The deserializer of the definition's ``APIDefinition/responseDecoder``, so that the JSON is parsed in the
+    /// deserialize stage with that decoder's limits, as for an ``Endpoint``.
+    public var deserializer: (any Deserializer)? { definition.responseDecoder.bodyDeserializer }
+
     /// Decodes the response with the definition's ``APIDefinition/responseDecoder``.
     ///
     /// - Parameter json: The response document.
