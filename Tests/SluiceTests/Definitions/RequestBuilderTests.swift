@@ -55,6 +55,22 @@ private struct LegacySpelling: Endpoint {
     var headerValues: Values
 }
 
+/// The seed's header spelling, whose key path is checked when the request is built.
+private struct LegacyHeader: Endpoint {
+    static let definition = Definition<LegacyHeader>(
+        method: .get,
+        path: "events",
+        headers: ["X-When": .field(path: \.when)]
+    )
+    typealias Response = Void
+
+    struct HeaderValues {
+        var when: Date
+    }
+
+    var headerValues: HeaderValues
+}
+
 /// Typed query parameters with a nested object and an array of numbers.
 private struct ScoredQuery: Encodable, Sendable {
     struct User: Encodable, Sendable {
@@ -98,6 +114,14 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
             String(describing: error)
                 == "LegacySpelling.parameters.when: a value of type Date is neither PathRepresentable nor an array of "
                 + "such values"
+        )
+    }
+
+    @Test func theSeedHeaderSpellingStillNamesAValueOfTheWrongTypeWhenBuilt() throws {
+        let endpoint = LegacyHeader(headerValues: .init(when: Date()))
+        let error = try #require(throws: EndpointBuildError.self) { try endpoint.build(on: exampleAPI) }
+        #expect(
+            String(describing: error) == "LegacyHeader.headers.X-When: a value of type Date is not PathRepresentable"
         )
     }
 
