@@ -123,3 +123,24 @@ func unwrapOptionals(_ value: Any) -> Any? {
     }
     return current
 }
+
+/// The text of a value read through a key path whose type the compiler could not check: the ``PathRepresentable``
+/// text inside any optionals, or `nil` when an optional is empty.
+///
+/// - Parameters:
+///   - value: The value read.
+///   - endpoint: The endpoint's name, for the error.
+///   - field: The field the value was read from, such as `headers.X-Trace`.
+/// - Returns: The text, or `nil`.
+/// - Throws: ``EndpointBuildError`` when the value is not ``PathRepresentable``.
+func pathText(of value: Any, endpoint: String, field: String) throws(EndpointBuildError) -> String? {
+    guard let value = unwrapOptionals(value) else { return nil }
+    guard let representable = value as? any PathRepresentable else {
+        throw EndpointBuildError(
+            endpoint: endpoint,
+            field: field,
+            reason: "a value of type \(type(of: value)) is not PathRepresentable"
+        )
+    }
+    return representable.pathValue
+}

@@ -4,7 +4,7 @@
 /// `~`); in particular a `+` in a value is sent as `%2B`, so that no server reads it as a space.
 ///
 /// ```swift
-/// Definition(method: .get, path: "search", parameters: [.query("tag", path: \.tags)],
+/// Definition(method: .get, path: "search", parameters: [.query("tag", each: \.tags)],
 ///            queryEncoding: QueryEncoding(spaces: .plus, arrays: .brackets))
 /// // tags ["a b", "c"] -> ?tag%5B%5D=a+b&tag%5B%5D=c, which servers read as tag[]=a b, tag[]=c
 /// ```
@@ -78,4 +78,11 @@ public struct QueryEncoding: Sendable, Hashable {
         }
         return parts.filter { !$0.isEmpty }.joined(separator: "&")
     }
+}
+
+/// One query or form parameter before encoding: a name and one value, or the elements of an array.
+struct QueryPair: Sendable, Equatable {
+    var name: String
+    var values: [String]
+    var isArray: Bool
 }

@@ -5,4 +5,22 @@ extension JSONDeserializer: Deserializer {}
 
 extension JSON: Parser {}
 
-extension JSONDocumentDecoder: DataDecoder {}
+extension JSONDocumentDecoder: DataDecoder {
+    /// The decoder's ``JSONDocumentDecoder/deserializer``, so that the JSON is parsed in the deserialize stage with
+    /// the decoder's limits.
+    public var bodyDeserializer: any Deserializer { deserializer }
+
+    /// Decodes a value from the document the deserialize stage parsed.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - object: A `JSON` document; bytes are parsed first.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` with the path of the problem, or `JSONError` for bytes that are not JSON.
+    public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
+        if let data = object as? Data {
+            return try decode(type, from: data)
+        }
+        return try decode(type, from: JSON.parse(object))
+    }
+}

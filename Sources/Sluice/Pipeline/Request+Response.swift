@@ -67,9 +67,6 @@ extension Request {
             value = try parse(ResponseParser.parse(object))
         } catch let error as SluiceError {
             throw error
-        } catch let error as JSONError {
-            // A request that parses the bytes itself found them not to be JSON: a deserialize failure.
-            throw SluiceError(.deserialize, underlyingError: error)
         } catch {
             throw SluiceError(.parse, underlyingError: error)
         }

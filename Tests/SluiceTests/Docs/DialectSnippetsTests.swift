@@ -187,6 +187,22 @@ enum RepositoryArticle {
         return staged
     }
 
+    struct SearchUsers: EndpointDefinition {
+        struct Query: Encodable, Sendable {
+            let q: String
+            let tags: [String]
+        }
+
+        typealias Response = ArrayResponse<User>
+        static let path = "/search/users"
+        var method: HTTPMethod { .get }
+        let text: String
+
+        var query: (any Encodable & Sendable)? { Query(q: text, tags: ["swift", "linux"]) }
+        var headers: [String: String] { ["Accept": "application/vnd.github+json"] }
+        var timeout: Duration? { .seconds(10) }
+    }
+
     struct Recommendations: EndpointDefinition {
         typealias Response = ArrayResponse<User>
         static let path = "/recommendations"
@@ -295,6 +311,17 @@ extension Endpoints {
             try RepositoryArticle.PagedResponse<RepositoryArticle.User>(json: JSON(parsing: "{}"))
         }
         _ = RepositoryArticle.documented
+    }
+
+    @Test func repositoryArticleSendsTypedParametersHeadersAndATimeout() throws {
+        let request = try GenericRequest(
+            RepositoryArticle.SearchUsers(text: "ada"),
+            baseURL: URL(string: "https://api.example.com")!
+        )
+        .build()
+        #expect(request.url?.absoluteString == "https://api.example.com/search/users?q=ada&tags=swift&tags=linux")
+        #expect(request.value(forHTTPHeaderField: "Accept") == "application/vnd.github+json")
+        #expect(request.timeoutInterval == 10)
     }
 
     @Test func repositoryArticleSwitchesTheEnvironmentAtRunTime() async throws {

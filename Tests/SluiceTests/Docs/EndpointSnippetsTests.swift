@@ -21,7 +21,7 @@ private enum Article {
         static let definition: Definition<ListEvents> = Definition(
             method: .get,
             path: "calendars/\(path: \.calendarId)/events",
-            parameters: [.query("q", path: \.text), .queryValue("maxResults", value: 50)],
+            parameters: [.query("q", \.text), .queryValue("maxResults", value: 50)],
             headers: [.accept: .fieldValue(value: "application/json")]
         )
 
@@ -101,7 +101,7 @@ private enum APIDocs {
         static let definition: Definition<SearchUsers> = Definition(
             method: .get,
             path: "orgs/\(path: \.org)/users",
-            parameters: [.query("q", path: \.text), .queryValue("per_page", value: 50)],
+            parameters: [.query("q", \.text), .queryValue("per_page", value: 50)],
             headers: [.accept: .fieldValue(value: "application/json")]
         )
 
@@ -156,13 +156,13 @@ private enum APIDocs {
             method: .post,
             path: "search",
             parameters: [
-                .query("q", path: \.text),  // from the endpoint's parameters
+                .query("q", \.text),  // from the endpoint's parameters
                 .queryValue("per_page", value: 50),  // always sent
-                .form("token", path: \.token),  // in an application/x-www-form-urlencoded body
-                .query("tag", path: \.tags),
+                .form("token", \.token),  // in an application/x-www-form-urlencoded body
+                .query("tag", each: \.tags),  // an array, written as the definition's QueryEncoding says
             ],
             headers: [
-                "X-Trace": .field(path: \.traceID),
+                "X-Trace": .field(\.traceID),
                 .accept: .fieldValue(value: "application/json"),
             ],
             queryEncoding: QueryEncoding(spaces: .plus, arrays: .brackets)

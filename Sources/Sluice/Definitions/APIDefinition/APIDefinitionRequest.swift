@@ -25,61 +25,23 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
     /// - Throws: ``EndpointBuildError`` naming the definition and what could not be built.
     public func build() throws -> URLRequest {
         let name = endpointName
-        var query = ""
-        var body: Data?
+        var builder = RequestBuilder(
+            endpoint: name,
+            baseURL: definition.baseURL,
+            method: definition.method,
+            path: definition.path
+        )
+        builder.timeout = definition.timeout
+        builder.headers = (definition.headers ?? [:]).map { (name: $0.key, value: $0.value) }
         switch definition.encoding.kind {
         case .ignore:
             break
         case .query(let parameters):
-            let json: JSON
-            do {
-                // Sorted keys, so that the same parameters always make the same URL.
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = .sortedKeys
-                json = try JSON(parsing: encoder.encode(parameters))
-            } catch {
-                throw EndpointBuildError(
-                    endpoint: name,
-                    field: "encoding",
-                    reason: "the parameters did not encode: \(error)"
-                )
-            }
-            guard let pairs = QueryPair.flattening(json) else {
-                throw EndpointBuildError(
-                    endpoint: name,
-                    field: "encoding",
-                    reason: "query parameters must encode to a JSON object, not \(json.kind)"
-                )
-            }
-            query = QueryEncoding.default.encode(pairs, spaceAsPlus: false)
+            builder.query = try QueryEncoder(endpoint: name, field: "encoding").pairs(of: parameters)
         case .body(let parameters, let encoder):
-            do {
-                body = try encoder.encode(parameters)
-            } catch {
-                throw EndpointBuildError(endpoint: name, field: "encoding", reason: "the body did not encode: \(error)")
-            }
+            builder.body = RequestBuilder.encode(parameters, with: encoder, endpoint: name, field: "encoding")
         }
-        guard let url = definition.baseURL.appending(encodedPath: definition.path, encodedQuery: query) else {
-            throw EndpointBuildError(
-                endpoint: name,
-                field: "path",
-                reason: "\"\(definition.path)\" does not make a valid URL with \(definition.baseURL)"
-            )
-        }
-        var request = URLRequest(url: url)
-        request.httpMethod = definition.method.rawValue
-        try request.setTimeout(definition.timeout, endpoint: name)
-        for (name, value) in (definition.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-            try HeaderValidation.check(name: name, value: value, endpoint: endpointName)
-            request.setValue(value, forHTTPHeaderField: name)
-        }
-        if let body {
-            request.httpBody = body
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            }
-        }
-        return request
+        return try builder.build()
     }
 
     /// The definition's type and, for an enum, its case without associated values: `AccountsAPIDefinition.update`.
@@ -87,6 +49,10 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
         let value = String(describing: definition)
         return "\(Definition.self).\(value.prefix { $0 != "(" })"
     }
+
+    /// The deserializer of the definition's ``APIDefinition/responseDecoder``, so that the JSON is parsed in the
+    /// deserialize stage with that decoder's limits, as for an ``Endpoint``.
+    public var deserializer: (any Deserializer)? { definition.responseDecoder.bodyDeserializer }
 
     /// Decodes the response with the definition's ``APIDefinition/responseDecoder``.
     ///

@@ -35,12 +35,13 @@ public struct EncodingStrategy: Sendable {
         EncodingStrategy(kind: .query(parameters))
     }
 
-    /// Parameters as a JSON body, `application/json`, encoded by a default `JSONEncoder`.
+    /// Parameters as a JSON body, `application/json`, encoded by a default `JSONEncoder` writing keys in sorted
+    /// order, so that the same parameters always make the same bytes.
     ///
     /// - Parameter parameters: The body.
     /// - Returns: The strategy.
     public static func jsonBody(parameters: any JSONRepresentable) -> EncodingStrategy {
-        EncodingStrategy(kind: .body(parameters, JSONEncoder()))
+        EncodingStrategy(kind: .body(parameters, RequestBuilder.jsonEncoder()))
     }
 
     /// Parameters as a JSON body encoded by a `JSONEncoder` of your own (date or key strategies).

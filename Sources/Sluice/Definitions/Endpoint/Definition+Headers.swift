@@ -4,7 +4,7 @@ extension Definition {
     ///
     /// ```swift
     /// headers: [
-    ///     "X-Trace": .field(path: \.traceID),
+    ///     "X-Trace": .field(\.traceID),
     ///     .accept: .fieldValue(value: "application/json"),
     /// ]
     /// ```
@@ -20,29 +20,6 @@ extension Definition {
         /// - Parameter headers: The header names and their fields.
         public init(_ headers: [Header: HeaderField<E.HeaderValues>]) {
             fields = headers.map { (header: $0.key, field: $0.value) }
-        }
-
-        /// The headers in the order they are added to the request, by their names ignoring case.
-        ///
-        /// - Parameter endpoint: The endpoint's name, for the error.
-        /// - Returns: The names and fields.
-        /// - Throws: ``EndpointBuildError`` when a name is written twice.
-        func inOrder(
-            endpoint: String
-        ) throws(EndpointBuildError) -> [(header: Header, field: HeaderField<E.HeaderValues>)] {
-            var first: [Header: Header] = [:]
-            for (header, _) in fields {
-                if let earlier = first[header] {
-                    throw EndpointBuildError(
-                        endpoint: endpoint,
-                        field: HeaderValidation.field(naming: earlier.name),
-                        reason: "the definition sets the header twice, as \"\(earlier.name)\" and \"\(header.name)\"; "
-                            + "header names are compared ignoring case"
-                    )
-                }
-                first[header] = header
-            }
-            return fields.sorted { $0.header.canonicalName < $1.header.canonicalName }
         }
     }
 }

@@ -12,6 +12,9 @@ extension Endpoint {
 
     /// Builds the request on a given server, whatever the definition names.
     ///
+    /// The definition and the endpoint's values are read here; the request builder that every dialect shares
+    /// joins them into the request.
+    ///
     /// - Parameter server: The server whose base URL the path is resolved against.
     /// - Returns: The request.
     /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, or
@@ -19,10 +22,15 @@ extension Endpoint {
     public func build(on server: Server) throws -> URLRequest {
         let definition = Self.definition
         let name = String(describing: Self.self)
-        let base = try server.baseURL()
-        let path = try definition.path.render(pathComponents, endpoint: name)
+        var builder = RequestBuilder(
+            endpoint: name,
+            baseURL: try server.baseURL(),
+            method: definition.method,
+            path: try definition.path.render(pathComponents, endpoint: name)
+        )
+        builder.queryEncoding = definition.queryEncoding
+        builder.timeout = definition.timeout
 
-        var query: [QueryPair] = []
         var form: [QueryPair] = []
         for parameter in definition.parameters {
             // A value read by key path and a fixed one follow the same rules: a nil optional is left out.
@@ -33,74 +41,27 @@ extension Endpoint {
                 case .form(let key, let keyPath): (key, parameters[keyPath: keyPath], false)
                 case .formValue(let key, let value): (key, value, false)
                 }
-            guard let text = try Self.parameterValues(value, field: "parameters.\(key)", name) else { continue }
-            let pair = QueryPair(name: key, values: text.values, isArray: text.isArray)
+            guard let pair = try Self.parameterPair(key, value, endpoint: name) else { continue }
             if inQuery {
-                query.append(pair)
+                builder.query.append(pair)
             } else {
                 form.append(pair)
             }
         }
 
-        let encodedQuery = definition.queryEncoding.encode(query, spaceAsPlus: definition.queryEncoding.spaces.asPlus)
-        guard let url = base.appending(encodedPath: path, encodedQuery: encodedQuery) else {
-            throw EndpointBuildError(endpoint: name, field: "path", reason: "\"\(path)\" does not make a valid URL")
-        }
-        var request = URLRequest(url: url)
-        request.httpMethod = definition.method.rawValue
-        try request.setTimeout(definition.timeout, endpoint: name)
-
-        var written: [Header: String] = [:]
-        for (header, field) in try definition.headers.inOrder(endpoint: name) {
-            let value: String
+        for (header, field) in definition.headers {
             switch field {
             case .fieldValue(let fixed):
-                value = fixed
+                builder.headers.append((header.name, fixed))
             case .field(let keyPath):
-                guard let read = unwrapOptionals(headerValues[keyPath: keyPath]) else { continue }
-                guard let representable = read as? any PathRepresentable else {
-                    throw EndpointBuildError(
-                        endpoint: name,
-                        field: HeaderValidation.field(naming: header.name),
-                        reason: "a value of type \(type(of: read)) is not PathRepresentable"
-                    )
-                }
-                value = representable.pathValue
-            }
-            try HeaderValidation.check(name: header.name, value: value, endpoint: name)
-            request.setValue(value, forHTTPHeaderField: header.name)
-            written[header] = value
-        }
-
-        let encodedBody = try bodyToSend(formPairs: form, encoding: definition.queryEncoding, endpoint: name)
-        if let encodedBody {
-            try Self.setBodyHeaders(of: encodedBody, on: &request, written: written, endpoint: name)
-            switch encodedBody.content {
-            case .data(let data):
-                request.httpBody = data
-            case .stream(_, let make):
-                do {
-                    request.httpBodyStream = try make()
-                } catch {
-                    throw EndpointBuildError(
-                        endpoint: name,
-                        field: "body",
-                        reason: "the body stream could not be opened: \(error)"
-                    )
-                }
+                let field = HeaderValidation.field(naming: header.name)
+                let value = try pathText(of: headerValues[keyPath: keyPath], endpoint: name, field: field)
+                builder.headers.append((header.name, value))
             }
         }
-        return request
-    }
 
-    /// The form body, or the encoded ``Body``, or `nil` when there is neither.
-    private func bodyToSend(
-        formPairs: [QueryPair],
-        encoding: QueryEncoding,
-        endpoint name: String
-    ) throws -> RequestBody? {
         let hasBody = Body.self != EmptyCodable.self
-        if !formPairs.isEmpty {
+        if !form.isEmpty {
             guard !hasBody else {
                 throw EndpointBuildError(
                     endpoint: name,
@@ -108,50 +69,33 @@ extension Endpoint {
                     reason: "the definition has form parameters and the endpoint a body; a request carries one body"
                 )
             }
-            let text = encoding.encode(formPairs, spaceAsPlus: true)
-            return .data(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
+            builder.body = .form(form)
+        } else if hasBody {
+            builder.body = RequestBuilder.encode(body, with: bodyEncoder, endpoint: name)
         }
-        guard hasBody else { return nil }
-        do {
-            return try bodyEncoder.encodeBody(body)
-        } catch let error as EndpointBuildError {
-            // The encoder named the field of the body at fault; it is a field of this endpoint's body.
-            throw EndpointBuildError(endpoint: name, field: "body.\(error.field)", reason: error.reason)
-        } catch {
-            throw EndpointBuildError(endpoint: name, field: "body", reason: "the encoder rejected it: \(error)")
-        }
+        return try builder.build()
     }
 
-    /// The text of a parameter's value: one value, or each element of an array; `nil` for an empty optional.
-    private static func parameterValues(
-        _ value: Any,
-        field: String,
-        _ endpoint: String
-    ) throws -> (values: [String], isArray: Bool)? {
+    /// A parameter's name and text: one value, or each element of an array; `nil` for an empty optional.
+    private static func parameterPair(_ key: String, _ value: Any, endpoint: String) throws -> QueryPair? {
+        let field = "parameters.\(key)"
         guard let value = unwrapOptionals(value) else { return nil }
         if let single = value as? any PathRepresentable {
-            return ([single.pathValue], false)
+            return QueryPair(name: key, values: [single.pathValue], isArray: false)
         }
-        if let array = value as? [Any] {
-            var values: [String] = []
-            for (index, element) in array.enumerated() {
-                guard let element = unwrapOptionals(element) else { continue }
-                guard let representable = element as? any PathRepresentable else {
-                    throw EndpointBuildError(
-                        endpoint: endpoint,
-                        field: "\(field)[\(index)]",
-                        reason: "a value of type \(type(of: element)) is not PathRepresentable"
-                    )
-                }
-                values.append(representable.pathValue)
+        guard let array = value as? [Any] else {
+            throw EndpointBuildError(
+                endpoint: endpoint,
+                field: field,
+                reason: "a value of type \(type(of: value)) is neither PathRepresentable nor an array of such values"
+            )
+        }
+        var values: [String] = []
+        for (index, element) in array.enumerated() {
+            if let text = try pathText(of: element, endpoint: endpoint, field: "\(field)[\(index)]") {
+                values.append(text)
             }
-            return (values, true)
         }
-        throw EndpointBuildError(
-            endpoint: endpoint,
-            field: field,
-            reason: "a value of type \(type(of: value)) is neither PathRepresentable nor an array of such values"
-        )
+        return QueryPair(name: key, values: values, isArray: true)
     }
-
 }

@@ -20,8 +20,9 @@ extension Endpoint where Body == EmptyCodable {
 }
 
 extension Endpoint where BodyEncoder == JSONEncoder {
-    /// A `JSONEncoder` with its default strategies.
-    public var bodyEncoder: JSONEncoder { JSONEncoder() }
+    /// A `JSONEncoder` with its default strategies, writing keys in sorted order so that the same body always
+    /// makes the same bytes.
+    public var bodyEncoder: JSONEncoder { RequestBuilder.jsonEncoder() }
 }
 
 extension Endpoint where ResponseDecoder == JSONDocumentDecoder {
@@ -35,8 +36,9 @@ extension Endpoint where ErrorDecoder == JSONDocumentDecoder {
 }
 
 extension Endpoint {
-    /// The body's bytes go to ``responseDecoder`` unchanged.
-    public var deserializer: (any Deserializer)? { DataDeserializer() }
+    /// The deserialize stage of ``responseDecoder``: for `JSONDocumentDecoder`, its JSON parser and limits; for a
+    /// decoder that reads bytes, a ``DataDeserializer`` that hands them on.
+    public var deserializer: (any Deserializer)? { responseDecoder.bodyDeserializer }
 
     /// Decodes ``ErrorResponse`` with ``errorDecoder``; `nil` when the endpoint declares no error response.
     ///
@@ -52,16 +54,18 @@ extension Endpoint {
 }
 
 extension Endpoint where Response: Decodable {
-    /// Decodes the response with ``responseDecoder``; a `Data` response is the body unmodified.
+    /// Decodes the response with ``responseDecoder`` from what its deserialize stage produced; a `Data` response
+    /// is the body unmodified.
     ///
-    /// - Parameter data: The body.
+    /// - Parameter object: What ``deserializer`` produced: a `JSON` document for `JSONDocumentDecoder`, the body's
+    ///   bytes for a decoder that reads bytes.
     /// - Returns: The response.
     /// - Throws: What ``responseDecoder`` throws.
-    public func parse(_ data: Data) throws -> Response {
-        if let bytes = data as? Response {
+    public func parse(_ object: Any) throws -> Response {
+        if let bytes = object as? Response {
             return bytes
         }
-        return try responseDecoder.decode(Response.self, from: data)
+        return try responseDecoder.decode(Response.self, fromDeserialized: object)
     }
 }
 

@@ -9,7 +9,7 @@
 ///     static let definition: Definition<SearchUsers> = Definition(
 ///         method: .get,
 ///         path: "orgs/\(path: \.org)/users",
-///         parameters: [.query("q", path: \.text), .queryValue("per_page", value: 50)],
+///         parameters: [.query("q", \.text), .queryValue("per_page", value: 50)],
 ///         headers: [.accept: .fieldValue(value: "application/json")]
 ///     )
 ///
@@ -39,10 +39,13 @@
 /// | ``ResponseDecoder`` | `JSONDocumentDecoder` | ``responseDecoder`` |
 /// | ``ErrorDecoder`` | `JSONDocumentDecoder` | ``errorDecoder`` |
 ///
-/// A `Decodable` response is decoded with ``responseDecoder``; `Void` ignores the body and `Data` receives it
-/// unmodified. A response with an unaccepted status decodes ``ErrorResponse`` with ``errorDecoder``; read it
+/// A `Decodable` response is decoded with ``responseDecoder`` in the pipeline's stages: the decoder's
+/// ``DataDecoder/bodyDeserializer`` in the deserialize stage (for `JSONDocumentDecoder`, the JSON parser with the
+/// decoder's limits), then ``DataDecoder/decode(_:fromDeserialized:)`` in the parse stage, so a malformed body fails
+/// with ``SluiceError/Code/deserialize`` and a body of another shape with ``SluiceError/Code/parse``. `Void`
+/// ignores the body and `Data` receives it unmodified. A response with an unaccepted status decodes ``ErrorResponse`` with ``errorDecoder``; read it
 /// typed with ``SluiceError/errorResponse(for:)``.
-public protocol Endpoint: Request where ResponseObject == Response, ResponseParser == DataParser {
+public protocol Endpoint: Request where ResponseObject == Response, ResponseParser == PassthroughParser {
     /// What the server returns: a `Decodable` type, `Void` to ignore the body, or `Data` for the bytes.
     associatedtype Response
 

@@ -42,27 +42,11 @@ public struct EndpointPath<Components>: Sendable {
                 result += text
             case .value(let keyPath):
                 let field = "pathComponents.\(EndpointPath.name(of: keyPath))"
-                guard let value = unwrapOptionals(components[keyPath: keyPath]) else {
+                guard let text = try pathText(of: components[keyPath: keyPath], endpoint: endpoint, field: field)
+                else {
                     throw EndpointBuildError(endpoint: endpoint, field: field, reason: "the path value is nil")
                 }
-                guard let representable = value as? any PathRepresentable else {
-                    throw EndpointBuildError(
-                        endpoint: endpoint,
-                        field: field,
-                        reason: "a value of type \(type(of: value)) is not PathRepresentable"
-                    )
-                }
-                let text = representable.pathValue
-                guard !text.isEmpty, text != ".", text != ".." else {
-                    throw EndpointBuildError(
-                        endpoint: endpoint,
-                        field: field,
-                        reason: text.isEmpty
-                            ? "the path value is empty, which would leave an empty segment"
-                            : "the path value \"\(text)\" would change the path's shape"
-                    )
-                }
-                result += PercentEncoding.encode(text, spaceAsPlus: false)
+                result += try RequestBuilder.pathSegment(text, endpoint: endpoint, field: field)
             }
         }
         return result

@@ -11,6 +11,10 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
     /// The request method.
     public let method: HTTPMethod
     private let parameters: Result<JSON, EndpointBuildError>
+    private let query: (any Encodable & Sendable)?
+    private let body: (any Encodable & Sendable)?
+    private let headers: [String: String]
+    private let timeout: Duration?
 
     /// Creates the request for an endpoint.
     ///
@@ -20,6 +24,10 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
     public init(_ endpoint: Endpoint, baseURL: URL) {
         self.baseURL = baseURL
         self.method = endpoint.method
+        self.query = endpoint.query
+        self.body = endpoint.body
+        self.headers = endpoint.headers
+        self.timeout = endpoint.timeout
         do {
             parameters = .success(try JSON(foundationObject: endpoint.parameters))
         } catch let error as DecodingError {
@@ -38,33 +46,37 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
         }
     }
 
-    /// Builds the request: the path appended to the base URL, and the parameters in the query for `GET`, `HEAD` and
-    /// `DELETE` or in a JSON body otherwise.
+    /// Builds the request: the path appended to the base URL; the parameters in the query for `GET`, `HEAD` and
+    /// `DELETE` or in a JSON body otherwise; the typed query and body; the headers and the timeout.
     ///
     /// - Returns: The request.
-    /// - Throws: ``EndpointBuildError`` naming the endpoint and the parameter that JSON cannot represent.
+    /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, such as a
+    ///   parameter that JSON cannot represent.
     public func build() throws -> URLRequest {
         let json = try parameters.get()
         let name = "\(Endpoint.self)"
-        let inQuery = method.prefersQueryParameters
-        var query = ""
-        if inQuery, let pairs = QueryPair.flattening(json) {
-            query = QueryEncoding.default.encode(pairs, spaceAsPlus: false)
+        var builder = RequestBuilder(endpoint: name, baseURL: baseURL, method: method, path: Endpoint.path)
+        builder.headers = headers.map { (name: $0.key, value: $0.value) }
+        builder.timeout = timeout
+        if method.prefersQueryParameters {
+            builder.query = try QueryEncoder(endpoint: name, field: "parameters").pairs(of: json)
+        } else if json.count ?? 0 > 0 {
+            builder.body = .encoded(.success(.data(json.jsonData, contentType: "application/json")))
         }
-        guard let url = baseURL.appending(encodedPath: Endpoint.path, encodedQuery: query) else {
-            throw EndpointBuildError(
-                endpoint: name,
-                field: "path",
-                reason: "\"\(Endpoint.path)\" does not make a valid URL with \(baseURL)"
-            )
+        if let query {
+            builder.query += try QueryEncoder(endpoint: name, field: "query").pairs(of: query)
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        if !inQuery, json.count ?? 0 > 0 {
-            request.httpBody = json.jsonData
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let body {
+            guard case .none = builder.body else {
+                throw EndpointBuildError(
+                    endpoint: name,
+                    field: "body",
+                    reason: "the endpoint has parameters for the body and a body; a request carries one body"
+                )
+            }
+            builder.body = RequestBuilder.encode(body, with: RequestBuilder.jsonEncoder(), endpoint: name)
         }
-        return request
+        return try builder.build()
     }
 
     /// Creates the response definition from the document.

@@ -6,51 +6,107 @@
 //   cannot be told apart without it;
 // - a `Content-Length` must be the body's length when that is known: a mismatch fails the build stage instead of
 //   sending a message that the server would cut short or wait on.
-extension Endpoint {
-    /// Sets `Content-Type` and, for a stream of known length, `Content-Length` for a body.
+extension RequestBuilder {
+    /// The encoder of JSON bodies that name none of their own: a `JSONEncoder` writing keys in sorted order, so that
+    /// the same value always makes the same bytes, in every dialect.
+    static func jsonEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
+    /// Encodes a body with its encoder, naming the endpoint's field at fault when it fails.
+    ///
+    /// - Parameters:
+    ///   - body: The body.
+    ///   - encoder: Its encoder.
+    ///   - endpoint: The endpoint's name, for the error.
+    ///   - field: The field the body is, such as `body`.
+    /// - Returns: The encoded body, or the error saying why it could not be encoded.
+    static func encode(
+        _ body: some Encodable,
+        with encoder: some RequestBodyEncoder,
+        endpoint: String,
+        field: String = "body"
+    ) -> Body {
+        do {
+            return .encoded(.success(try encoder.encodeBody(body)))
+        } catch let error as EndpointBuildError {
+            // The encoder named the field of the body at fault; it is a field of this endpoint's body.
+            let named = EndpointBuildError(endpoint: endpoint, field: "\(field).\(error.field)", reason: error.reason)
+            return .encoded(.failure(named))
+        } catch {
+            let reason = "the encoder rejected it: \(error)"
+            let rejected = EndpointBuildError(endpoint: endpoint, field: field, reason: reason)
+            return .encoded(.failure(rejected))
+        }
+    }
+
+    /// Sets a body on the request, with `Content-Type` and, for a stream of known length, `Content-Length`.
     ///
     /// - Parameters:
     ///   - body: The encoded body.
     ///   - request: The request, with the definition's headers already set.
-    ///   - written: The headers the definition set, with the names as written.
-    ///   - endpoint: The endpoint's name, for the error.
-    /// - Throws: ``EndpointBuildError`` when the definition's `Content-Length` is not the body's length.
-    static func setBodyHeaders(
-        of body: RequestBody,
+    ///   - written: The headers the definition set, by name, with the names as written.
+    /// - Throws: ``EndpointBuildError`` when the definition's `Content-Length` is not the body's length, or a
+    ///   stream cannot be opened.
+    func setBody(
+        _ body: RequestBody,
         on request: inout URLRequest,
-        written: [Header: String],
-        endpoint: String
+        written: [Header: (name: String, value: String)]
     ) throws(EndpointBuildError) {
         if let encoded = body.contentType {
-            if let index = written.index(forKey: .contentType) {
-                let (header, value) = written[index]
+            if let (name, value) = written[.contentType] {
                 let sent = MediaType.addingBoundary(of: encoded, to: value)
                 if sent != value {
-                    request.setValue(sent, forHTTPHeaderField: header.name)
+                    request.setValue(sent, forHTTPHeaderField: name)
                 }
             } else {
                 request.setValue(encoded, forHTTPHeaderField: Header.contentType.name)
             }
         }
-        let length: Int?
+        let length: Int? =
+            switch body.content {
+            case .data(let data): data.count
+            case .stream(let streamLength, _): streamLength
+            }
+        try checkLength(length, of: body, on: &request, written: written)
         switch body.content {
-        case .data(let data): length = data.count
-        case .stream(let streamLength, _): length = streamLength
+        case .data(let data):
+            request.httpBody = data
+        case .stream(_, let make):
+            do {
+                request.httpBodyStream = try make()
+            } catch {
+                throw EndpointBuildError(
+                    endpoint: endpoint,
+                    field: "body",
+                    reason: "the body stream could not be opened: \(error)"
+                )
+            }
         }
+    }
+
+    /// Sets `Content-Length` for a stream of known length, or checks the one the definition sets.
+    private func checkLength(
+        _ length: Int?,
+        of body: RequestBody,
+        on request: inout URLRequest,
+        written: [Header: (name: String, value: String)]
+    ) throws(EndpointBuildError) {
         guard let length else { return }
-        guard let index = written.index(forKey: .contentLength) else {
+        guard let (name, value) = written[.contentLength] else {
             if case .stream = body.content {
                 request.setValue(String(length), forHTTPHeaderField: Header.contentLength.name)
             }
             return
         }
-        let (header, value) = written[index]
         // Digits only, as RFC 9110 writes the length: no sign or spaces.
         let digits = value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         guard digits, Int(value) == length else {
             throw EndpointBuildError(
                 endpoint: endpoint,
-                field: HeaderValidation.field(naming: header.name),
+                field: HeaderValidation.field(naming: name),
                 reason: "the definition sets \"\(value)\", but the body is \(length) bytes long"
             )
         }
