@@ -132,3 +132,36 @@ private let manyUsers = Data(
         #expect(response.metrics.parse == .zero)
     }
 }
+
+/// An empty body, as servers send with 204, in the dialects that decode with a `JSONDocumentDecoder`.
+@Suite struct DialectEmptyBodyTests {
+    struct OptionalUser: Endpoint {
+        static let definition: Definition<OptionalUser> = Definition(
+            server: Server([.production: dialectBaseURL]),
+            method: .get,
+            path: "users/1"
+        )
+        typealias Response = User?
+    }
+
+    struct OptionalUserDefinition: APIDefinition {
+        var baseURL: URL { dialectBaseURL }
+        var path: String { "users/1" }
+        var method: HTTPMethod { .GET }
+    }
+
+    let client = APIClient(requestPerformer: StubPerformer(always: HTTPResponse(status: .noContent, body: Data())))
+
+    @Test func anOptionalResponseDecodesToNilFromAnEmptyBodyInEveryDialect() async throws {
+        #expect(try await client.perform(OptionalUser()) == nil)
+        #expect(try await client.perform(OptionalUserDefinition(), expecting: User?.self) == nil)
+    }
+
+    @Test func aRequiredResponseFailsInTheParseStageSayingItFoundNull() async throws {
+        let error = try await #require(throws: SluiceError.self) {
+            try await client.perform(OptionalUserDefinition(), expecting: User.self)
+        }
+        #expect(error.code == .parse)
+        #expect(String(describing: error).contains("found null"))
+    }
+}
