@@ -6,10 +6,11 @@ extension JSONDeserializer: Deserializer {}
 extension JSON: Parser {}
 
 extension JSONDocumentDecoder: DataDecoder {
-    /// The decoder's `JSONDocumentDecoder.deserializer`, so that the JSON is parsed in the deserialize stage with
-    /// the decoder's limits, and with the pipeline's rule for an empty body: it is `null`, as with the client's
-    /// own deserializer, since servers send one with 204 and 202. An optional response then decodes to `nil`, and
-    /// any other fails in the parse stage, saying it found `null`.
+    /// The decoder's own deserializer, with the pipeline's rule for an empty body.
+    ///
+    /// The JSON is parsed in the deserialize stage with the decoder's limits. An empty body is `null`, as with the
+    /// client's own deserializer, since servers send one with 204 and 202: an optional response decodes to `nil`,
+    /// and any other fails in the parse stage, saying it found `null`.
     public var bodyDeserializer: any Deserializer {
         var deserializer = self.deserializer
         deserializer.emptyBody = .null
