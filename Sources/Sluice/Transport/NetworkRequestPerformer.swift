@@ -11,8 +11,8 @@
 /// The request's `timeoutInterval` is enforced by the performer itself, the same way on every platform, as an
 /// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
 /// arriving (the client reports ``SluiceError/Code/timedOut``). On a given session, whose delegate the performer
-/// does not see, the time counts from the start of the request instead. A value of zero or less, or infinity,
-/// disables it.
+/// does not see, the time counts from the start of the request instead. A value of zero or less, NaN, infinity, or
+/// one longer than a timer can count (`Int64.max` nanoseconds, about 292 years) disables it.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -93,8 +93,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if tasks.start(identifier, continuation: continuation, limit: limit) {
-                    if timeout > 0, timeout.isFinite {
-                        tasks.watch(task, idleTimeout: .milliseconds(Int64(min(timeout * 1000, 1e15).rounded(.up))))
+                    if let idleTimeout = Duration(idleTimeout: timeout) {
+                        tasks.watch(task, idleTimeout: idleTimeout)
                     }
                     task.resume()
                 }
@@ -317,9 +317,21 @@ extension HTTPResponse {
 }
 
 extension Duration {
-    /// This duration for Dispatch, in nanoseconds.
+    /// A request's `timeoutInterval` as an idle timeout, in whole milliseconds rounded up; `nil`, for no timeout,
+    /// when it is zero or less, NaN, infinite, or longer than a timer can count (`Int64.max` nanoseconds, about 292
+    /// years).
+    fileprivate init?(idleTimeout seconds: TimeInterval) {
+        let milliseconds = (seconds * 1_000).rounded(.up)
+        guard milliseconds > 0, milliseconds <= Double(Int64.max / 1_000_000) else { return nil }
+        self = .milliseconds(Int64(milliseconds))
+    }
+
+    /// This duration for Dispatch, in nanoseconds; `.never` when it is more than Dispatch can count.
     fileprivate var dispatchInterval: DispatchTimeInterval {
         let (seconds, attoseconds) = components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflow, !overflowAgain, let interval = Int(exactly: total) else { return .never }
+        return .nanoseconds(interval)
     }
 }

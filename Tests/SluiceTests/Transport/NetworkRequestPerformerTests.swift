@@ -157,6 +157,29 @@ import Testing
         #expect(elapsed < .seconds(15))
     }
 
+    @Test(arguments: [TimeInterval.greatestFiniteMagnitude, .infinity, 1e10, 0, -1, .nan])
+    func sendsWithoutATimeoutWhenItIsOutOfRange(_ timeout: TimeInterval) async throws {
+        var raw = Raw(url: server.url("/echo"))
+        raw.timeout = timeout
+        #expect(try await APIClient(requestPerformer: performer).perform(raw) == Data())
+        #expect(performer.requestsInFlight == 0)
+    }
+
+    @Test func takesADefinitionsTimeoutOfCenturiesAsNone() async throws {
+        struct Patient: Endpoint {
+            static let definition: Definition<Patient> = Definition(
+                method: .get,
+                path: "echo",
+                timeout: .seconds(10_000_000_000)
+            )
+            typealias Response = Data
+        }
+        let request = try Patient().build(on: Server([.production: server.baseURL]))
+        #expect(request.timeoutInterval == 1e10)
+        let response = try await performer.perform(request)
+        #expect(response.status == .ok)
+    }
+
     @Test func keepsASlowButSteadyResponseAlive() async throws {
         // The whole response takes about 2.4 s to arrive, 25 bytes every 400 ms: longer than the 2 s timeout, but
         // never idle for long; the margin allows for a slow machine or a sanitizer.
