@@ -19,25 +19,14 @@ import Testing
         #expect(body == ["name": "Ada", "email": "ada@example.com"])
     }
 
-    @Test func seedParameterHasSluicesFourCases() {
-        struct Search {
-            var text: String
-        }
-        let seed: [Parameter<Search>] = [
-            .form("q", path: \Search.text), .formValue("page", value: 2),
-            .query("q", path: \Search.text), .queryValue("per_page", value: "50"),
-        ]
-        let names = seed.map { parameter -> String in
-            switch parameter {
-            case .form(let name, _), .formValue(let name, _), .query(let name, _), .queryValue(let name, _): name
-            }
-        }
-        #expect(names == ["q", "page", "q", "per_page"])
-        let sluice: [Sluice.Parameter<Search>] = [
-            .form("q", path: \Search.text), .formValue("page", value: 2),
-            .query("q", path: \Search.text), .queryValue("per_page", value: "50"),
-        ]
-        #expect(sluice.count == seed.count)
+    @Test func seedParametersBuildTheQueryAndTheFormOfARequest() throws {
+        let server = Server([.production: try #require(URL(string: "https://api.example.com"))])
+        let search = SeedSearch(parameters: .init(text: "ada lovelace", page: 2))
+        let request = try search.build(on: server)
+        #expect(request.url?.absoluteString == "https://api.example.com/search?q=ada%20lovelace&per_page=50")
+        #expect(request.httpMethod == "POST")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
+        #expect(request.httpBody.map { String(decoding: $0, as: UTF8.self) } == "name=ada+lovelace&page=2")
     }
 
     @Test func refiningProtocolSuppliesTheSharedRequirements() throws {
@@ -54,5 +43,39 @@ import Testing
         #expect(users == [User(id: 1, login: "ada")])
         #expect(FollowingEndpoint.environment == .production)
         #expect(Endpoints.Followers.environment == .staging)
+    }
+}
+
+/// An endpoint whose parameters are written with the seed's `Parameter`, each case converted to Sluice's.
+private struct SeedSearch: Endpoint {
+    struct Parameters {
+        var text: String
+        var page: Int
+    }
+
+    /// One parameter of each of the seed's four cases.
+    static let seedParameters: [Parameter<Parameters>] = [
+        .form("name", path: \Parameters.text), .formValue("page", value: 2),
+        .query("q", path: \Parameters.text), .queryValue("per_page", value: 50),
+    ]
+
+    static var definition: Definition<SeedSearch> {
+        Definition(method: .post, path: "search", parameters: seedParameters.map(\.sluiceParameter))
+    }
+
+    typealias Response = Data
+
+    let parameters: Parameters
+}
+
+extension Parameter {
+    /// The seed's parameter as Sluice's: the same case, with the same name and key path or value.
+    fileprivate var sluiceParameter: Sluice.Parameter<T> {
+        switch self {
+        case .form(let name, let path): .form(name, path: path)
+        case .formValue(let name, let value): .formValue(name, value: value)
+        case .query(let name, let path): .query(name, path: path)
+        case .queryValue(let name, let value): .queryValue(name, value: value)
+        }
     }
 }

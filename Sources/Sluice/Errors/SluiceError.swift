@@ -181,18 +181,8 @@ public struct SluiceError: Error, Sendable {
     /// there is no body.
     public var bodyExcerpt: String? {
         guard let body = response?.body, !body.isEmpty else { return nil }
-        let limit = 512
-        var end = min(body.count, limit)
-        // Cut before a character rather than through it: back off over up to three continuation bytes.
-        while end < body.count, end > limit - 3, body[body.startIndex + end] & 0xC0 == 0x80 {
-            end -= 1
-        }
-        var text = String(decoding: body.prefix(end), as: UTF8.self)
-        text = String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
-        if body.count > end {
-            text += "… (\(body.count - end) more bytes)"
-        }
-        return text
+        let text = String(excerptOf: body, limit: 512)
+        return String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
     }
 
     /// Returns this error with the request and response filled in where it lacks them; an error already

@@ -93,18 +93,14 @@ public struct Redaction: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - body: The body.
-    ///   - limit: The most bytes of text shown.
+    ///   - limit: The most bytes of text shown, cut before a character rather than through it.
     /// - Returns: What may be shown.
     public func body(_ body: Data, limit: Int) -> String {
         guard !body.isEmpty else { return "" }
-        guard var text = redacted(body)?.text else {
+        guard let text = redacted(body)?.text else {
             return "(\(body.count) bytes of binary data)"
         }
-        if text.utf8.count > limit {
-            let kept = String(decoding: text.utf8.prefix(limit), as: UTF8.self)
-            text = kept + "… (\(text.utf8.count - kept.utf8.count) more bytes)"
-        }
-        return text
+        return String(excerptOf: text.utf8, limit: limit)
     }
 
     /// A body as text with what this redaction hides replaced, and whether anything was; `nil` when the body is

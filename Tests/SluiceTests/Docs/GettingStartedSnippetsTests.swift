@@ -248,8 +248,14 @@ private enum APIDocs {
         }
         let client = APIClient(requestPerformer: stub)
         try await GettingStarted.perform(client: client)
-        try await GettingStarted.performWithResponse(client: client)
-        await GettingStarted.handleErrors(client: client)
+        let printed = try await SnippetOutput.collect {
+            try await GettingStarted.performWithResponse(client: client)
+            await GettingStarted.handleErrors(client: client)
+        }
+        #expect(printed.count == 1)
+        #expect(printed.first?.hasPrefix("200 OK ") == true, "\(printed)")
+        let missing = APIClient(requestPerformer: StubPerformer(always: HTTPResponse(status: .notFound)))
+        #expect(await SnippetOutput.collect { await GettingStarted.handleErrors(client: missing) } == ["no such user"])
         #expect(try GettingStarted.offline().name == "Ada")
         let event = try GettingStarted.GetEvent().responseObject(
             from: Data(#"{"event_id": 1, "starts_at": "2026-01-01T00:00:00Z"}"#.utf8)
@@ -258,16 +264,22 @@ private enum APIDocs {
     }
 
     @Test func apiDocumentationSnippetsRun() async throws {
-        try APIDocs.json()
+        let json = try await SnippetOutput.collect { try APIDocs.json() }
+        #expect(json == ["name string", "langs array", #"["user"]"#])
         #expect(try APIDocs.decoder().eventId == 7)
         APIDocs.headers()
-        APIDocs.status(response: HTTPResponse(status: .notFound))
+        let status = await SnippetOutput.collect { APIDocs.status(response: HTTPResponse(status: .notFound)) }
+        #expect(status == ["missing"])
         _ = APIDocs.validation()
         _ = APIDocs.performer()
         #expect(try APIDocs.offline().count == 1)
         try await APIDocs.stub()
         let stub = StubPerformer.json(#"{"id": 42, "name": "Ada"}"#)
         #expect(try await APIDocs.loadProfile(using: APIClient(requestPerformer: stub)).id == 42)
-        try await APIDocs.clientResponse(client: APIClient(requestPerformer: stub))
+        let printed = try await SnippetOutput.collect {
+            try await APIDocs.clientResponse(client: APIClient(requestPerformer: stub))
+        }
+        #expect(printed.count == 1)
+        #expect(printed.first?.hasPrefix("Ada  ") == true, "\(printed)")
     }
 }

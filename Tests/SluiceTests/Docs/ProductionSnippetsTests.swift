@@ -91,20 +91,81 @@ private enum APIDocs {
 }
 
 @Suite struct ProductionSnippetsTests {
-    @Test func snippetsCompose() async throws {
-        _ = Article.client()
-        #expect(APIDocs.policies().count == 2)
-        _ = APIDocs.tokens(savedToken: "saved")
-        #expect(APIDocs.observers().count == 3)
-        #expect(APIDocs.redaction().jsonKeys == ["password", "token"])
-        #expect((APIDocs.timeLimits().requestPerformer as? TimeLimitedPerformer)?.limit == .seconds(12))
-        APIDocs.curl(URLRequest(url: try #require(URL(string: "https://api.example.com/login"))))
-        let recorder = StubPerformer.json("{}")
-        let client = APIClient(requestPerformer: recorder.observed(by: APIDocs.SlowRequestReporter()))
-        struct Get: Request {
-            typealias ResponseObject = JSON
-            func build() throws -> URLRequest { URLRequest(url: try #require(URL(string: "https://example.com"))) }
+    /// The article's chain, the same decorators in the same order, on a stub transport and with the log collected:
+    /// each attempt carries the credential, a transient failure is retried up to three attempts, and identical
+    /// requests in flight share one transport call.
+    @Test func articleChainRetriesAuthenticatesAndSharesRequests() async throws {
+        let flakyCalls = Locked(0)
+        let (release, gate) = AsyncStream<Void>.makeStream()
+        let transport = StubPerformer { request in
+            if request.url?.path == "/shared" {
+                for await _ in release {}
+                return HTTPResponse(status: .ok, body: Data("shared".utf8))
+            }
+            let call = flakyCalls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            guard call > 2 else {
+                return HTTPResponse(status: .serviceUnavailable, headers: [.retryAfter: "0"])
+            }
+            return HTTPResponse(status: .ok, body: Data("third time".utf8))
         }
-        _ = try await client.perform(Get())
+        let metrics = MetricsObserver()
+        let tokens = CredentialStore(credential: nil, hosts: ["api.example.com"]) { _ in
+            Credential(authorization: "Bearer \(try await Article.signIn())")
+        }
+        let log = Locked<[String]>([])
+        let client = APIClient(
+            requestPerformer:
+                transport
+                .retrying(RetryPolicy(maximumAttempts: 3, deadline: .seconds(20)))
+                .authenticated(by: tokens)
+                .deduplicated()
+                .logged(
+                    redacting: Redaction.default.adding(jsonKeys: ["password"]),
+                    to: { line in log.withLock { $0.append(line) } }
+                )
+                .observed(by: metrics),
+            deadline: .seconds(30)
+        )
+        let url = try #require(URL(string: "https://api.example.com/flaky"))
+        #expect(try await client.perform(Raw(url: url)) == Data("third time".utf8))
+        #expect(transport.requests.count == 3)
+        #expect(transport.requests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == "Bearer token" })
+        #expect(await tokens.refreshes == 1)
+
+        let shared = Raw(url: try #require(URL(string: "https://api.example.com/shared")))
+        async let first = client.perform(shared)
+        async let second = client.perform(shared)
+        try await waitUntil("both requests in the chain") { metrics.snapshot.started == 3 }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.finish()
+        #expect(try await [first, second] == [Data("shared".utf8), Data("shared".utf8)])
+        #expect(transport.requests.filter { $0.url?.path == "/shared" }.count == 1)
+        #expect(metrics.snapshot.finished == 3)
+        let lines = log.withLock { $0 }
+        #expect(lines.filter { $0.contains("https://api.example.com/shared") }.count >= 2, "\(lines)")
+    }
+
+    @Test func apiDocumentationSnippetsBuildWhatTheyShow() async throws {
+        #expect(APIDocs.redaction().headers.contains("X-API-Key"))
+        #expect(APIDocs.redaction().jsonKeys == ["password", "token"])
+        #expect(APIDocs.redaction().queryItems == ["sig"])
+        #expect((APIDocs.timeLimits().requestPerformer as? TimeLimitedPerformer)?.limit == .seconds(12))
+        #expect(APIDocs.policies().map { $0.requestPerformer is RetryingPerformer } == [true, true])
+        #expect(APIDocs.tokens(savedToken: "saved").requestPerformer is AuthenticatingPerformer)
+        let observers = await SnippetOutput.collect { _ = APIDocs.observers() }
+        #expect(observers == ["0 [:] 0.0 seconds"])
+        let login = URLRequest(url: try #require(URL(string: "https://api.example.com/login")))
+        let curl = await SnippetOutput.collect { APIDocs.curl(login) }
+        #expect(curl == ["curl 'https://api.example.com/login'"])
+        let client = APIClient(
+            requestPerformer: StubPerformer.json("{}").observed(by: APIDocs.SlowRequestReporter())
+        )
+        let slow = try await SnippetOutput.collect {
+            _ = try await client.perform(Raw(url: try #require(URL(string: "https://example.com"))))
+        }
+        #expect(slow.isEmpty)
     }
 }

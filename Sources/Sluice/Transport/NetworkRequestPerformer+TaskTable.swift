@@ -1,0 +1,206 @@
+extension NetworkRequestPerformer {
+    /// The state of the performer's in-flight tasks, and the session delegate that fills it in.
+    ///
+    /// `@unchecked Sendable`: all mutable state is in a `Locked` box; URLSession calls the delegate methods on its
+    /// own queue, and `perform` calls `start` and `cancel` from any task.
+    final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        private struct Entry {
+            var continuation: CheckedContinuation<HTTPResponse, any Error>?
+            var limit: Int
+            var body = Data()
+            var response: HTTPURLResponse?
+            var failure: (any Error)?
+            var lastActivity = ContinuousClock.now
+            /// The idle-timeout timer, cancelled when the task ends so that nothing outlives it.
+            var timer: (any DispatchSourceTimer)?
+        }
+
+        /// The queue the idle-timeout timers fire on.
+        private let timers = DispatchQueue(label: "Sluice.NetworkRequestPerformer.timeouts")
+
+        /// In-flight tasks by identifier, and identifiers cancelled before they were started.
+        private let state = Locked((entries: [Int: Entry](), cancelledEarly: Set<Int>()))
+
+        /// Registers a task; returns whether to resume it (not when it was cancelled first).
+        func start(_ identifier: Int, continuation: CheckedContinuation<HTTPResponse, any Error>, limit: Int) -> Bool {
+            let cancelled = state.withLock { state in
+                if state.cancelledEarly.remove(identifier) != nil {
+                    return true
+                }
+                state.entries[identifier] = Entry(continuation: continuation, limit: limit)
+                return false
+            }
+            if cancelled {
+                continuation.resume(throwing: URLError(.cancelled))
+            }
+            return !cancelled
+        }
+
+        /// The number of tasks started and not completed.
+        var count: Int { state.withLock { $0.entries.count } }
+
+        /// Notes a cancellation that may come before `start`, so that the continuation is never left waiting.
+        func cancel(_ identifier: Int) {
+            state.withLock { state in
+                if state.entries[identifier] == nil {
+                    state.cancelledEarly.insert(identifier)
+                }
+            }
+        }
+
+        /// Fails a task with `URLError(.timedOut)` once `idleTimeout` passes without a byte of the response.
+        ///
+        /// A timer checks when the timeout would end, and again by the time that was left if something arrived
+        /// meanwhile. The timer is cancelled when the task ends, releasing everything it holds.
+        func watch(_ task: URLSessionTask, idleTimeout: Duration) {
+            let identifier = task.taskIdentifier
+            let timer = DispatchSource.makeTimerSource(queue: timers)
+            timer.setEventHandler { [weak self, weak task] in
+                guard let self else { return }
+                let remaining = self.state.withLock { state -> Duration? in
+                    guard var entry = state.entries[identifier] else { return nil }
+                    let idle = ContinuousClock.now - entry.lastActivity
+                    if idle < idleTimeout {
+                        return idleTimeout - idle
+                    }
+                    entry.failure = entry.failure ?? URLError(.timedOut)
+                    state.entries[identifier] = entry
+                    return .zero
+                }
+                switch remaining {
+                case .zero?:
+                    task?.cancel()
+                case let remaining?:
+                    self.state.withLock { $0.entries[identifier]?.timer }?.schedule(
+                        deadline: .now() + remaining.dispatchInterval
+                    )
+                case nil:
+                    break
+                }
+            }
+            let registered = state.withLock { state -> Bool in
+                guard state.entries[identifier] != nil else { return false }
+                state.entries[identifier]?.timer = timer
+                return true
+            }
+            guard registered else { return }
+            timer.schedule(deadline: .now() + idleTimeout.dispatchInterval)
+            timer.resume()
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            dataTask: URLSessionDataTask,
+            didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            let tooLarge = state.withLock { state -> Int? in
+                guard var entry = state.entries[dataTask.taskIdentifier] else { return nil }
+                entry.response = response as? HTTPURLResponse
+                entry.lastActivity = .now
+                defer { state.entries[dataTask.taskIdentifier] = entry }
+                if response.expectedContentLength > entry.limit {
+                    entry.failure = TaskTable.tooLarge(declared: response.expectedContentLength, limit: entry.limit)
+                    return entry.limit
+                }
+                return nil
+            }
+            completionHandler(tooLarge == nil ? .allow : .cancel)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            let exceeded = state.withLock { state -> Bool in
+                guard var entry = state.entries[dataTask.taskIdentifier], entry.failure == nil else { return false }
+                defer { state.entries[dataTask.taskIdentifier] = entry }
+                entry.lastActivity = .now
+                if entry.body.count + data.count > entry.limit {
+                    entry.failure = TaskTable.tooLarge(declared: nil, limit: entry.limit)
+                    entry.body = Data()
+                    return true
+                }
+                entry.body.append(data)
+                return false
+            }
+            if exceeded {
+                dataTask.cancel()
+            }
+        }
+
+        /// Follows a redirect, without the credentials when it leaves the origin (scheme, host and port) that they
+        /// were sent to.
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            var redirected = request
+            if !TaskTable.sameOrigin(response.url, request.url) {
+                for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+                    redirected.setValue(nil, forHTTPHeaderField: name)
+                }
+            }
+            completionHandler(redirected)
+        }
+
+        static func sameOrigin(_ first: URL?, _ second: URL?) -> Bool {
+            guard let first, let second else { return false }
+            func origin(_ url: URL) -> String {
+                let scheme = url.scheme?.lowercased() ?? ""
+                let port = url.port ?? (scheme == "https" ? 443 : 80)
+                return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+            }
+            return origin(first) == origin(second)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }) else { return }
+            entry.timer?.cancel()
+            resume(entry, response: entry.response ?? task.response, error: error)
+        }
+
+        /// Completes a task of a session whose delegate is not this table, from its completion handler.
+        func finish(_ identifier: Int, body: Data, response: URLResponse?, error: (any Error)?) {
+            guard var entry = state.withLock({ $0.entries.removeValue(forKey: identifier) }) else { return }
+            entry.timer?.cancel()
+            if body.count > entry.limit {
+                entry.failure = entry.failure ?? TaskTable.tooLarge(declared: Int64(body.count), limit: entry.limit)
+            }
+            entry.body = body
+            resume(entry, response: response, error: error)
+        }
+
+        private func resume(_ entry: Entry, response: URLResponse?, error: (any Error)?) {
+            guard let continuation = entry.continuation else { return }
+            if let failure = entry.failure ?? error {
+                continuation.resume(throwing: failure)
+                return
+            }
+            guard let response = response as? HTTPURLResponse else {
+                continuation.resume(throwing: URLError(.badServerResponse))
+                return
+            }
+            continuation.resume(returning: HTTPResponse(response, body: entry.body))
+        }
+
+        private static func tooLarge(declared: Int64?, limit: Int) -> SluiceError {
+            let size = declared.map { "\($0) bytes" } ?? "more than \(limit) bytes"
+            return SluiceError(
+                .transport,
+                message: "the response body is \(size), more than the limit of \(limit) bytes"
+            )
+        }
+    }
+}
+
+extension Duration {
+    /// This duration for Dispatch, in nanoseconds; `.never` when it is more than Dispatch can count.
+    fileprivate var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflow, !overflowAgain, let interval = Int(exactly: total) else { return .never }
+        return .nanoseconds(interval)
+    }
+}
