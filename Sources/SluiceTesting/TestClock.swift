@@ -9,12 +9,13 @@ import Sluice
 ///
 /// ```swift
 /// let clock = TestClock()
-/// let client = APIClient(requestPerformer: stub.retrying(policy, clock: clock))
-/// let task = Task { try await client.perform(GetUser(id: 1)) }
+/// let client = APIClient(requestPerformer: stub.retrying(.default, clock: clock))
+/// let profile = Task { try await client.perform(GetProfile(id: 1)) }
+///
 /// await clock.waitForSleepers()
 /// #expect(clock.sleepers == [clock.now.advanced(by: .seconds(2))])  // what Retry-After asked for
 /// clock.advance(by: .seconds(2))
-/// let user = try await task.value
+/// #expect(try await profile.value.name == "Ada")
 /// ```
 ///
 /// A sleep whose deadline has passed returns at once; a sleeping task that is cancelled stops sleeping at once with

@@ -52,9 +52,10 @@ public final class RequestContext: Sendable {
 
     /// Creates the context of a request, with a new id.
     ///
-    /// A client makes one for each request it performs; run its performer under it with ``withCurrent(_:)`` and
-    /// send the observers their finish event with ``finish(response:error:metrics:)``. A performer called directly
-    /// needs neither: ``withContext(for:_:)`` does both.
+    /// A client makes one for each request it performs; run its performer under it with
+    /// ``withCurrent(isolation:_:)`` and send the observers their finish event with
+    /// ``finish(response:error:metrics:)``. A performer called directly needs neither: ``withContext(for:_:)`` does
+    /// both.
     ///
     /// - Parameters:
     ///   - request: The request as built.

@@ -1,5 +1,6 @@
-// The "Move time yourself" snippet of the "Testing with Sluice" article, verbatim; its test function runs as a test
-// here. The article's `Profile` and `GetProfile` are declared again, as the snippet expects them.
+// The "Move time yourself" snippet of the "Testing with Sluice" article, verbatim, and with it the lines of the
+// `TestClock` documentation; its test function runs as a test here. The article's `Profile` and `GetProfile` are
+// declared again, as the snippet expects them.
 import Foundation
 import Sluice
 import SluiceTesting
