@@ -182,3 +182,32 @@ private struct ContextProbe: RequestPerformer {
         #expect(shared.allSatisfy { !finished.map(\.id).contains($0.id) })
     }
 }
+
+/// The contexts of requests that other requests start.
+@Suite struct NestedRequestContextTests {
+    @Test func refreshesACredentialOutsideTheContextOfTheRefusedRequest() async throws {
+        let api = try #require(URL(string: "https://api.example.com/items"))
+        let tokenURL = try #require(URL(string: "https://auth.example.com/token"))
+        // The token endpoint is busy once; the refresh sends its request through a retry of its own.
+        let auth = StubPerformer(responses: [
+            HTTPResponse(status: .serviceUnavailable),
+            HTTPResponse(status: .ok, body: Data("fresh".utf8)),
+        ])
+        let retryingAuth = auth.retrying(RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }), clock: TestClock())
+        let tokens = CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["api.example.com"])
+        { _ in
+            let response = try await retryingAuth.perform(URLRequest(url: tokenURL))
+            return Credential(authorization: "Bearer " + String(decoding: response.body, as: UTF8.self))
+        }
+        let service = StubPerformer { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+                ? HTTPResponse(status: .ok, body: Data("items".utf8)) : HTTPResponse(status: .unauthorized)
+        }
+        let client = APIClient(requestPerformer: service.authenticated(by: tokens))
+        let response = try await client.response(for: Counted(url: api))
+        #expect(response.value == Data("items".utf8))
+        // Both token attempts went to the token endpoint: the retry did not rebuild the refused request.
+        #expect(auth.requests.map(\.url) == [tokenURL, tokenURL])
+        #expect(service.requests.count == 2)
+    }
+}
