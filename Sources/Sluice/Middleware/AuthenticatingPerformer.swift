@@ -36,19 +36,19 @@ public struct AuthenticatingPerformer: RequestPerformer {
         guard store.isIssued(for: request.url), request.value(forHTTPHeaderField: "Authorization") == nil else {
             return try await base.perform(request)
         }
-        let (credential, generation) = try await store.current()
-        var authorized = request
-        authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
-        let response = try await base.perform(authorized)
-        guard response.status == .unauthorized else { return response }
-        let context = RequestContext.current
-        // The replay is built afresh, so that a streamed body is read again from its start; without a client to
-        // build it, a streamed body cannot be sent twice and the 401 is returned as it is.
-        guard context != nil || request.httpBodyStream == nil else { return response }
-        let (fresh, _) = try await store.refreshed(after: generation)
-        var replay = try context?.rebuild(keepingChangesIn: request, for: "a replay after 401") ?? request
-        replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
-        return try await base.perform(replay)
+        return try await RequestContext.withContext(for: request) { context in
+            let (credential, generation) = try await store.current()
+            var authorized = request
+            authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
+            let response = try await base.perform(authorized)
+            // The replay is built afresh, so that a streamed body is read again from its start; with no request to
+            // build it from, a streamed body cannot be sent twice and the 401 is returned as it is.
+            guard response.status == .unauthorized, context.canRebuild else { return response }
+            let (fresh, _) = try await store.refreshed(after: generation)
+            var replay = try context.rebuild(keepingChangesIn: request, for: "a replay after 401")
+            replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
+            return try await base.perform(replay)
+        }
     }
 }
 

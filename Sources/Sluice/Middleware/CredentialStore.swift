@@ -85,9 +85,12 @@ public actor CredentialStore {
         }
         let refused = credential
         let refresh = self.refresh
+        // The refresh is shared by every refused request, so it runs outside the context of the one that started it:
+        // a performer it sends its own request through must not count that request's attempts or rebuild it.
         let task = Task { () async throws -> (Credential, Int) in
             do {
-                return self.install(try await refresh(refused))
+                let fresh = try await RequestContext.$current.withValue(nil) { try await refresh(refused) }
+                return self.install(fresh)
             } catch {
                 self.fail(error)
                 throw error

@@ -4,6 +4,13 @@
 /// never shared. Every caller gets the shared response. A caller that is cancelled stops waiting at once without
 /// disturbing the others; the transport call is cancelled only when every caller has gone.
 ///
+/// Each caller keeps its own ``RequestContext``. The shared call runs under a context of its own (see
+/// ``RequestContext/run(_:)``), so performers inside it count its attempts and register observers there, never in
+/// the first caller's; an observer inside reports the shared call once. When the call ends, its attempts and their
+/// failures are copied into every caller's context that received the outcome, so that each caller's error and
+/// finish event say how many attempts were made for it. Waiting takes no clock: a de-duplicated call is as long as
+/// the call it shares.
+///
 /// ```swift
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
 /// ```
@@ -43,7 +50,7 @@ public final class DeduplicatingPerformer: RequestPerformer {
             if let call = calls[key], !call.isAbandoned {
                 return (call, false)
             }
-            let call = SharedCall()
+            let call = SharedCall(context: RequestContext(request: request))
             calls[key] = call
             return (call, true)
         }
@@ -59,12 +66,28 @@ public final class DeduplicatingPerformer: RequestPerformer {
                             }
                         }
                     }
-                    return try await base.perform(request)
+                    // Under the call's own context, not the first caller's, which this task would otherwise inherit.
+                    return try await call.context.run { _ in try await base.perform(request) }
                 }
             )
         }
-        return try await call.wait()
+        return try await RequestContext.withContext(for: request) { context in
+            do {
+                let response = try await call.wait()
+                call.report(to: context)
+                return response
+            } catch {
+                // A caller that left before the outcome has nothing to report.
+                if !(error is CancellationError && Task.isCancelled) {
+                    call.report(to: context)
+                }
+                throw error
+            }
+        }
     }
+
+    /// The number of callers waiting for the calls in flight.
+    public var callersWaiting: Int { inFlight.withLock { $0.values.reduce(0) { $0 + $1.waiting } } }
 }
 
 /// One transport call and the callers waiting for it.
@@ -72,6 +95,9 @@ public final class DeduplicatingPerformer: RequestPerformer {
 /// Its state is in a `Locked` box; a caller's continuation is resumed exactly once, by the call's end or by the
 /// caller's cancellation, whichever comes first.
 final class SharedCall: Sendable {
+    /// The call's own context: its attempts, failures and observers belong to no caller.
+    let context: RequestContext
+
     private struct State {
         var task: Task<HTTPResponse, any Error>?
         var waiters: [Int: CheckedContinuation<HTTPResponse, any Error>] = [:]
@@ -82,6 +108,24 @@ final class SharedCall: Sendable {
     }
 
     private let state = Locked(State())
+
+    init(context: RequestContext) {
+        self.context = context
+    }
+
+    /// The number of callers waiting for the outcome.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Copies the call's attempts and their failures into a caller's context, once the call has ended, so that the
+    /// caller's error and finish event count the attempts made for it.
+    func report(to caller: RequestContext) {
+        for _ in 0..<context.attempts {
+            _ = caller.beginAttempt()
+        }
+        for failure in context.failures {
+            caller.noteFailure(failure)
+        }
+    }
 
     /// Whether every caller left before the call ended, so that it was cancelled and a new caller must start anew.
     var isAbandoned: Bool { state.withLock { $0.abandoned } }

@@ -1,23 +1,45 @@
-/// What a client knows about the request it is performing, shared with the performers it calls through a task
-/// local: how to build the request again, how many attempts were made and why they failed, and which observers
-/// want the request's events.
+/// What every performer may know about the request it carries, shared through a task local: the request as built,
+/// how to build it again for another attempt, how many attempts were made and why they failed, which observers want
+/// the request's events, and the request's id.
 ///
-/// ``APIClient`` sets it for each request. Performer decorators read it: a retry rebuilds the request for each
-/// attempt and counts attempts, an observing performer registers its observer, whose finish event the client sends
-/// when the pipeline ends. Without a client around it (a performer called directly), there is no context and the
-/// decorators work on the request they were given.
+/// This is the middleware contract. The built-in decorators (``RetryingPerformer``, ``AuthenticatingPerformer``,
+/// ``ObservingPerformer``, ``DeduplicatingPerformer``) use nothing else, so a performer of yours can do all they do.
+/// A performer reaches the context through ``withContext(for:_:)``, which hands it the current request's context,
+/// or, when no client is around (the performer is called directly), runs the call as a request of its own:
 ///
-/// Made for every request, so kept small: the request itself is held for rebuilding (no closure), and the state
-/// that decorators share sits behind one lock.
-final class RequestContext: Sendable {
-    @TaskLocal static var current: RequestContext?
+/// ```swift
+/// struct AttemptHeaderPerformer: RequestPerformer {
+///     let base: any RequestPerformer
+///
+///     func perform(_ request: URLRequest) async throws -> HTTPResponse {
+///         try await RequestContext.withContext(for: request) { context in
+///             var request = request
+///             request.setValue(String(max(context.attempts, 1)), forHTTPHeaderField: "X-Attempt")
+///             return try await base.perform(request)
+///         }
+///     }
+/// }
+/// ```
+///
+/// ``APIClient`` makes one context for each request, once it is built, and sends the observers their finish event
+/// when the whole pipeline has run. A context made by ``withContext(for:_:)`` for a performer called directly is
+/// owned by that call: it sends the finish event, with the transport's time, when the call ends.
+///
+/// Made for every request, so kept small: the request that builds the `URLRequest` is held for rebuilding (no
+/// closure), and the state that performers share sits behind one lock.
+public final class RequestContext: Sendable {
+    /// The context of the request the current task is performing, or `nil` outside any.
+    ///
+    /// Bound by ``APIClient`` and by ``withContext(for:_:)``; read it through ``withContext(for:_:)`` so that a
+    /// performer called directly works the same way.
+    @TaskLocal public static var current: RequestContext?
 
-    /// The request as the client built it, before any performer changed it.
-    let built: URLRequest
-    /// The request, to build it again.
-    private let request: any Request
-    /// The request's number in this process, counted from 1.
-    let id: UInt64
+    /// The request as it was built, before any performer changed it.
+    public let request: URLRequest
+    /// The request's number in this process, counted from 1, shared by its events.
+    public let id: UInt64
+    /// What builds the request again; `nil` for a context made from a `URLRequest` alone.
+    private let source: (any Request)?
 
     private struct State {
         var attempts = 0
@@ -28,18 +50,48 @@ final class RequestContext: Sendable {
     private let state = Locked(State())
     private static let counter = Locked<UInt64>(0)
 
-    init(built: URLRequest, request: some Request) {
-        self.built = built
+    /// Creates the context of a request, with a new id.
+    ///
+    /// A client makes one for each request it performs; run its performer under it with
+    /// ``withCurrent(isolation:_:)`` and send the observers their finish event with
+    /// ``finish(response:error:metrics:)``. A performer called directly needs neither: ``withContext(for:_:)`` does
+    /// both.
+    ///
+    /// - Parameters:
+    ///   - request: The request as built.
+    ///   - source: The request that built it, to build it again for another attempt; `nil` when there is none, in
+    ///     which case another attempt reuses `request`, and a request with a body stream cannot be sent again.
+    public init(request: URLRequest, builtBy source: (any Request)? = nil) {
         self.request = request
+        self.source = source
         self.id = RequestContext.counter.withLock { counter in
             counter += 1
             return counter
         }
     }
 
-    /// Builds the request again, as for a new attempt.
-    func rebuild() throws -> URLRequest {
-        try request.build()
+    // MARK: - Building again
+
+    /// Whether the request can be built again for another attempt: it has a source, or no body stream (a stream is
+    /// read once).
+    public var canRebuild: Bool { source != nil || request.httpBodyStream == nil }
+
+    /// Builds the request again, as for a new attempt, without the changes performers made to it.
+    ///
+    /// - Returns: A fresh build from the source, or the request as built when the context has no source.
+    /// - Throws: What the source's `build()` throws; ``SluiceError/Code/build`` when the request has a body stream
+    ///   and no source (see ``canRebuild``).
+    public func rebuild() throws -> URLRequest {
+        if let source {
+            return try source.build()
+        }
+        guard request.httpBodyStream == nil else {
+            throw SluiceError(
+                .build,
+                message: "a request with a body stream cannot be built again without the Request that built it"
+            )
+        }
+        return request
     }
 
     /// Builds the request again for a new attempt, keeping what performers outside the caller changed.
@@ -53,21 +105,21 @@ final class RequestContext: Sendable {
     ///   - received: The request as the caller received it for its first attempt.
     ///   - purpose: What the new attempt is for, such as `a retry`, for the error.
     /// - Returns: The rebuilt request.
-    /// - Throws: ``SluiceError/Code/build`` with what the request's `build()` threw.
-    func rebuild(keepingChangesIn received: URLRequest, for purpose: String) throws(SluiceError) -> URLRequest {
+    /// - Throws: ``SluiceError/Code/build`` with what building the request again threw.
+    public func rebuild(keepingChangesIn received: URLRequest, for purpose: String) throws(SluiceError) -> URLRequest {
         var fresh: URLRequest
         do {
             fresh = try rebuild()
         } catch {
             throw SluiceError(
                 .build,
-                message: "cannot build the request again for \(purpose): \(error)",
+                message: "cannot build the request again for \(purpose): \(SluiceError.describe(error))",
                 underlyingError: error
             )
         }
-        let before = built.allHTTPHeaderFields ?? [:]
+        let before = request.allHTTPHeaderFields ?? [:]
         let after = received.allHTTPHeaderFields ?? [:]
-        for (name, value) in after where built.value(forHTTPHeaderField: name) != value {
+        for (name, value) in after where request.value(forHTTPHeaderField: name) != value {
             fresh.setValue(value, forHTTPHeaderField: name)
         }
         for name in before.keys where received.value(forHTTPHeaderField: name) == nil {
@@ -76,28 +128,43 @@ final class RequestContext: Sendable {
         return fresh
     }
 
+    // MARK: - Attempts
+
     /// Counts a transport attempt and returns its number, counted from 1.
-    func beginAttempt() -> Int {
+    ///
+    /// A performer that sends the request more than once (a retry) calls it before each attempt.
+    ///
+    /// - Returns: The attempt's number.
+    public func beginAttempt() -> Int {
         state.withLock { state in
             state.attempts += 1
             return state.attempts
         }
     }
 
-    /// The number of transport attempts made so far; at least 1 once the transport stage has started.
-    var attempts: Int { state.withLock { max($0.attempts, 1) } }
+    /// The number of attempts begun with ``beginAttempt()``; 0 when no performer counts them, in which case the
+    /// request's errors and events report 1.
+    public var attempts: Int { state.withLock { $0.attempts } }
 
     /// Records why an attempt failed, for the error reported after the last one.
-    func noteFailure(_ reason: String) {
+    ///
+    /// - Parameter reason: The failure, as ``SluiceError/attemptFailures`` shows it.
+    public func noteFailure(_ reason: String) {
         state.withLock { $0.failures.append(reason) }
     }
 
     /// Why each failed attempt failed, in order.
-    var failures: [String] { state.withLock { $0.failures } }
+    public var failures: [String] { state.withLock { $0.failures } }
 
-    /// Registers an observer for the request's finish event; returns `false` if it was registered already (an
-    /// observing performer inside a retry is called once per attempt).
-    func register(_ observer: any RequestObserver, id: ObjectIdentifier) -> Bool {
+    // MARK: - Observers
+
+    /// Registers an observer for the request's finish event, once.
+    ///
+    /// - Parameters:
+    ///   - observer: The observer.
+    ///   - id: Who registers it, so that a performer called once per attempt registers once.
+    /// - Returns: `true` when it was registered now, `false` when `id` had registered already.
+    public func register(_ observer: any RequestObserver, id: ObjectIdentifier) -> Bool {
         state.withLock { state in
             guard !state.observers.contains(where: { $0.id == id }) else { return false }
             state.observers.append((id, observer))
@@ -106,5 +173,5 @@ final class RequestContext: Sendable {
     }
 
     /// The observers registered for this request.
-    var observers: [any RequestObserver] { state.withLock { $0.observers.map(\.observer) } }
+    public var observers: [any RequestObserver] { state.withLock { $0.observers.map(\.observer) } }
 }

@@ -4,25 +4,31 @@
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().retrying(.default))
 /// ```
 ///
-/// Each attempt is built afresh from the request (through the client), so a streamed body is read again from its
-/// start. Waits end at once when the calling task is cancelled. After the last attempt, a response is returned as
-/// it is (the client then reports its status) and a transport failure is thrown as a ``SluiceError`` saying how
-/// many attempts were made and why each failed; either way ``SluiceError/attemptFailures`` lists the earlier
-/// failures.
+/// Each attempt is built afresh through ``RequestContext``, so a streamed body is read again from its start (called
+/// directly, with no client, there is no ``Request`` to build from, and a request with a body stream is sent once).
+/// Each attempt is counted in the context and each failure noted there. Waits are measured on ``clock`` and end at
+/// once when the calling task is cancelled. After the last attempt, a response is returned as it is (the client then
+/// reports its status) and a transport failure is thrown as a ``SluiceError`` saying how many attempts were made and
+/// why each failed; either way ``SluiceError/attemptFailures`` lists the earlier failures.
 public struct RetryingPerformer: RequestPerformer {
     /// The performer that sends each attempt.
     public let base: any RequestPerformer
     /// When and how long to wait.
     public let policy: RetryPolicy
+    /// The clock the waits and the policy's deadline are measured on; a `ContinuousClock` unless a test passes a
+    /// `TestClock`.
+    public let clock: any Clock<Duration>
 
     /// Creates a retrying performer.
     ///
     /// - Parameters:
     ///   - base: The performer that sends each attempt.
     ///   - policy: When and how long to wait.
-    public init(base: any RequestPerformer, policy: RetryPolicy) {
+    ///   - clock: The clock the waits and the deadline are measured on; a `ContinuousClock` by default.
+    public init(base: any RequestPerformer, policy: RetryPolicy, clock: any Clock<Duration> = ContinuousClock()) {
         self.base = base
         self.policy = policy
+        self.clock = clock
     }
 
     /// Sends a request, and again after a wait while it fails in a retryable way.
@@ -32,16 +38,21 @@ public struct RetryingPerformer: RequestPerformer {
     /// - Throws: A ``SluiceError`` with every attempt's failure when the last attempt fails in the transport;
     ///   `CancellationError` when the task is cancelled during a wait; what the base performer throws otherwise.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let context = RequestContext.current
-        let start = ContinuousClock.now
-        let mayRetry = policy.allowsRetrying(request)
+        try await RequestContext.withContext(for: request) { context in
+            try await perform(request, in: context)
+        }
+    }
+
+    private func perform(_ request: URLRequest, in context: RequestContext) async throws -> HTTPResponse {
+        let elapsed = Stopwatch(clock)
+        // A request whose body stream cannot be read again is sent once.
+        let mayRetry = policy.allowsRetrying(request) && context.canRebuild
         var failures: [String] = []
         var attempt = 0
         while true {
             attempt += 1
-            _ = context?.beginAttempt()
-            let attemptRequest =
-                attempt == 1 ? request : try context?.rebuild(keepingChangesIn: request, for: "a retry") ?? request
+            _ = context.beginAttempt()
+            let attemptRequest = attempt == 1 ? request : try context.rebuild(keepingChangesIn: request, for: "a retry")
             let delay: Duration
             do {
                 let response = try await base.perform(attemptRequest)
@@ -53,9 +64,9 @@ public struct RetryingPerformer: RequestPerformer {
                     [429, 503].contains(response.status.code)
                     ? response.headers[.retryAfter].flatMap { RetryAfter.delay($0) } : nil
                 delay = asked ?? policy.backoff(before: attempt + 1)
-                guard startsBeforeDeadline(after: delay, start: start) else { return response }
+                guard startsBeforeDeadline(after: delay, elapsed: elapsed) else { return response }
                 failures.append(reason)
-                context?.noteFailure(reason)
+                context.noteFailure(reason)
             } catch {
                 if error is CancellationError || Task.isCancelled {
                     throw error
@@ -69,19 +80,19 @@ public struct RetryingPerformer: RequestPerformer {
                         ? error : exhausted(error, reason: reason, failures: failures, request: request)
                 }
                 delay = policy.backoff(before: attempt + 1)
-                guard startsBeforeDeadline(after: delay, start: start) else {
+                guard startsBeforeDeadline(after: delay, elapsed: elapsed) else {
                     throw exhausted(error, reason: reason, failures: failures, request: request)
                 }
                 failures.append(reason)
-                context?.noteFailure(reason)
+                context.noteFailure(reason)
             }
-            try await Task.sleep(for: delay)
+            try await clock.sleep(for: delay)
         }
     }
 
-    private func startsBeforeDeadline(after delay: Duration, start: ContinuousClock.Instant) -> Bool {
+    private func startsBeforeDeadline(after delay: Duration, elapsed: Stopwatch) -> Bool {
         guard let deadline = policy.deadline else { return true }
-        return ContinuousClock.now + delay - start <= deadline
+        return elapsed.read() + delay <= deadline
     }
 
     /// The error after the last attempt: what failed it, and how many attempts were made.
@@ -104,9 +115,14 @@ public struct RetryingPerformer: RequestPerformer {
 extension RequestPerformer {
     /// This performer, trying requests again as a policy says.
     ///
-    /// - Parameter policy: When and how long to wait; ``RetryPolicy/default`` by default.
+    /// - Parameters:
+    ///   - policy: When and how long to wait; ``RetryPolicy/default`` by default.
+    ///   - clock: The clock the waits and the deadline are measured on; a `ContinuousClock` by default.
     /// - Returns: The retrying performer.
-    public func retrying(_ policy: RetryPolicy = .default) -> RetryingPerformer {
-        RetryingPerformer(base: self, policy: policy)
+    public func retrying(
+        _ policy: RetryPolicy = .default,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> RetryingPerformer {
+        RetryingPerformer(base: self, policy: policy, clock: clock)
     }
 }

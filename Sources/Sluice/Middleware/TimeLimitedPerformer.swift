@@ -22,15 +22,19 @@ public struct TimeLimitedPerformer: RequestPerformer {
     public let base: any RequestPerformer
     /// The longest the base performer may take.
     public let limit: Duration
+    /// The clock the limit is measured on; a `ContinuousClock` unless a test passes a `TestClock`.
+    public let clock: any Clock<Duration>
 
     /// Creates a time-limited performer.
     ///
     /// - Parameters:
     ///   - base: The performer whose answer is awaited.
     ///   - limit: The longest it may take.
-    public init(base: any RequestPerformer, limit: Duration) {
+    ///   - clock: The clock the limit is measured on; a `ContinuousClock` by default.
+    public init(base: any RequestPerformer, limit: Duration, clock: any Clock<Duration> = ContinuousClock()) {
         self.base = base
         self.limit = limit
+        self.clock = clock
     }
 
     /// Sends a request through the base performer, cancelling it if it has not answered within the limit.
@@ -40,12 +44,10 @@ public struct TimeLimitedPerformer: RequestPerformer {
     /// - Throws: `URLError(.timedOut)` when the limit passes first; what the base performer throws otherwise.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let base = self.base
-        guard
-            let response = try await TimeLimitedPerformer.race(
-                until: .now + limit,
-                { try await base.perform(request) }
-            )
-        else {
+        let response = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
+            try await base.perform(request)
+        }
+        guard let response else {
             throw URLError(
                 .timedOut,
                 userInfo: [
@@ -56,18 +58,19 @@ public struct TimeLimitedPerformer: RequestPerformer {
         return response
     }
 
-    /// Runs the transport until it ends or the deadline passes, whichever is first; at the deadline the transport
-    /// is cancelled and the result is `nil`.
+    /// Runs the transport until it ends or `limit` passes on `clock`, whichever is first; when the limit passes the
+    /// transport is cancelled and the result is `nil`.
     ///
     /// ``APIClient/deadline`` runs its transport stage through this too.
     static func race(
-        until deadline: ContinuousClock.Instant,
+        within limit: Duration,
+        clock: any Clock<Duration>,
         _ transport: @escaping @Sendable () async throws -> HTTPResponse
     ) async throws -> HTTPResponse? {
         try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
             group.addTask { try await transport() }
             group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
+                try await clock.sleep(for: limit)
                 return nil
             }
             defer { group.cancelAll() }
@@ -79,9 +82,12 @@ public struct TimeLimitedPerformer: RequestPerformer {
 extension RequestPerformer {
     /// This performer, given a fixed time to answer.
     ///
-    /// - Parameter limit: The longest it may take, all it does included.
+    /// - Parameters:
+    ///   - limit: The longest it may take, all it does included.
+    ///   - clock: The clock the limit is measured on; a `ContinuousClock` by default.
     /// - Returns: The time-limited performer.
-    public func timeLimited(to limit: Duration) -> TimeLimitedPerformer {
-        TimeLimitedPerformer(base: self, limit: limit)
+    public func timeLimited(to limit: Duration, clock: any Clock<Duration> = ContinuousClock()) -> TimeLimitedPerformer
+    {
+        TimeLimitedPerformer(base: self, limit: limit, clock: clock)
     }
 }

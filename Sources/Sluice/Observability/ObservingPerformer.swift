@@ -6,8 +6,9 @@
 /// ```
 ///
 /// Placed outside a retrying performer it sees one request; inside, it is called for each attempt but still
-/// reports the request once, with the number of attempts. Used without an ``APIClient`` around it, it reports the
-/// transport alone.
+/// reports the request once, with the number of attempts. It registers its observer in the request's
+/// ``RequestContext``, whose owner sends the finish event: the client, or, used without one, the call itself (see
+/// ``RequestContext/withContext(for:_:)``), which then reports the transport alone.
 public final class ObservingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -24,39 +25,19 @@ public final class ObservingPerformer: RequestPerformer {
         self.observer = observer
     }
 
-    /// Reports the start of the request, sends it, and leaves the finish event to the client.
+    /// Reports the start of the request, sends it, and leaves the finish event to the context's owner.
     ///
     /// - Parameter request: The request.
     /// - Returns: The base performer's response.
     /// - Throws: What the base performer throws.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        if let context = RequestContext.current {
+        try await RequestContext.withContext(for: request) { context in
             if context.register(observer, id: ObjectIdentifier(self)) {
                 observer.observe(
-                    RequestEvent(kind: .started, id: context.id, request: request, attempts: context.attempts)
+                    RequestEvent(kind: .started, id: context.id, request: request, attempts: max(context.attempts, 1))
                 )
             }
             return try await base.perform(request)
-        }
-        // No client: the transport is the whole request.
-        let id = UInt64.random(in: 1...UInt64.max)
-        observer.observe(RequestEvent(kind: .started, id: id, request: request))
-        let start = ContinuousClock.now
-        var metrics = PipelineMetrics()
-        metrics.requestBodyBytes = request.httpBody?.count ?? 0
-        do {
-            let response = try await base.perform(request)
-            metrics.transport = ContinuousClock.now - start
-            metrics.responseBodyBytes = response.body.count
-            observer.observe(
-                RequestEvent(kind: .finished, id: id, request: request, response: response, metrics: metrics)
-            )
-            return response
-        } catch {
-            metrics.transport = ContinuousClock.now - start
-            let failure = APIClient.transportError(error, request: request)
-            observer.observe(RequestEvent(kind: .finished, id: id, request: request, error: failure, metrics: metrics))
-            throw error
         }
     }
 }

@@ -24,6 +24,11 @@ public struct APIClient: Client {
     /// deserialized or parsed fails when that stage ends. Either way the error is ``SluiceError/Code/timedOut``
     /// and names the stage.
     public var deadline: Duration?
+    /// The clock the ``deadline`` is measured on; a `ContinuousClock` by default, a `TestClock` from SluiceTesting in
+    /// tests that pass a deadline without waiting for it.
+    ///
+    /// Stage times in ``PipelineMetrics`` are always measured on a `ContinuousClock`.
+    public var clock: any Clock<Duration>
 
     /// Creates a client.
     ///
@@ -32,16 +37,19 @@ public struct APIClient: Client {
     ///   - deserializer: The default deserializer; a `JSONDeserializer` by default.
     ///   - acceptableStatus: The statuses accepted; 2xx by default.
     ///   - deadline: The longest a request may take, all stages and attempts included; no limit by default.
+    ///   - clock: The clock the deadline is measured on; a `ContinuousClock` by default.
     public init(
         requestPerformer: any RequestPerformer = NetworkRequestPerformer(),
         deserializer: any Deserializer = JSONDeserializer(),
         acceptableStatus: StatusValidation = .successful,
-        deadline: Duration? = nil
+        deadline: Duration? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.requestPerformer = requestPerformer
         self.deserializer = deserializer
         self.acceptableStatus = acceptableStatus
         self.deadline = deadline
+        self.clock = clock
     }
 
     /// Performs a request and returns its response object.
@@ -67,7 +75,7 @@ public struct APIClient: Client {
         } catch {
             var failure = error.adding(request: exchange.request, response: exchange.response)
             if let context = exchange.context {
-                failure.attempts = context.attempts
+                failure.attempts = max(context.attempts, 1)
                 failure.attemptFailures = context.failures
             }
             failure.metrics = exchange.metrics
@@ -92,16 +100,18 @@ public struct APIClient: Client {
         let clock = ContinuousClock()
         let start = clock.now
         var mark = start
+        // Read only with a deadline, so that a request without one reads no other clock.
+        let elapsed = deadline.map { _ in Stopwatch(self.clock) }
 
         let urlRequest = try request.buildStage()
         exchange.request = urlRequest
-        let context = RequestContext(built: urlRequest, request: request)
+        let context = RequestContext(request: urlRequest, builtBy: request)
         exchange.context = context
         exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
         var now = clock.now
         exchange.metrics.build = now - mark
         mark = now
-        try checkDeadline(start: start, stage: .build)
+        try checkDeadline(elapsed, stage: .build)
 
         if Task.isCancelled {
             throw SluiceError(.cancelled, stage: .build, underlyingError: CancellationError())
@@ -109,11 +119,11 @@ public struct APIClient: Client {
         let httpResponse: HTTPResponse
         do {
             // The performers see the context; the rest of the pipeline needs none.
-            httpResponse = try await RequestContext.$current.withValue(context) { [requestPerformer, deadline] in
-                guard let deadline else {
+            httpResponse = try await context.withCurrent { [requestPerformer, deadline, clock = self.clock] in
+                guard let deadline, let elapsed else {
                     return try await requestPerformer.perform(urlRequest)
                 }
-                let response = try await TimeLimitedPerformer.race(until: start + deadline) {
+                let response = try await TimeLimitedPerformer.race(within: deadline - elapsed.read(), clock: clock) {
                     try await requestPerformer.perform(urlRequest)
                 }
                 guard let response else { throw DeadlineExceeded() }
@@ -147,7 +157,7 @@ public struct APIClient: Client {
             startingAt: now
         )
         let deserialized = stageMetrics.map { $0.build + $0.transport + $0.deserialize } ?? .zero
-        try checkDeadline(start: start, stage: deadline.map { deserialized > $0 } == true ? .deserialize : .parse)
+        try checkDeadline(elapsed, stage: deadline.map { deserialized > $0 } == true ? .deserialize : .parse)
         return ClientResponse(
             value: value,
             request: urlRequest,
@@ -158,26 +168,14 @@ public struct APIClient: Client {
 
     /// Sends the observers registered for the request its finish event.
     private func finish(_ exchange: Exchange, error: SluiceError?) {
-        guard let context = exchange.context else { return }
-        let observers = context.observers
-        guard !observers.isEmpty, let request = exchange.request ?? error?.request else { return }
-        let event = RequestEvent(
-            kind: .finished,
-            id: context.id,
-            request: request,
-            response: exchange.response,
-            error: error,
-            metrics: exchange.metrics,
-            attempts: context.attempts
-        )
-        for observer in observers {
-            observer.observe(event)
-        }
+        exchange.context?.finish(response: exchange.response, error: error, metrics: exchange.metrics)
     }
 
     /// Fails with ``SluiceError/Code/timedOut`` in the stage just finished, when the deadline has passed.
-    private func checkDeadline(start: ContinuousClock.Instant, stage: SluiceError.Stage) throws(SluiceError) {
-        if let deadline, ContinuousClock.now - start > deadline {
+    ///
+    /// Which of the response stages it names is read from the stage times, on a `ContinuousClock`.
+    private func checkDeadline(_ elapsed: Stopwatch?, stage: SluiceError.Stage) throws(SluiceError) {
+        if let deadline, let elapsed, elapsed.read() > deadline {
             throw SluiceError(
                 .timedOut,
                 stage: stage,

@@ -12,42 +12,60 @@ private struct Feed: Request {
 
 @Suite struct DeduplicatingPerformerTests {
     let server: LoopbackServer
+    /// The clock the slow feed answers on, moved only by the tests.
+    let clock: TestClock
+    /// A feed that answers 3 seconds after it is asked, on the test clock.
+    let slowFeed: StubPerformer
+    let feedURL: URL
 
     init() throws {
         server = try LoopbackServer()
-        server.route("GET", "/feed", response: LoopbackResponse(body: Data("the feed".utf8), delay: .milliseconds(500)))
+        let clock = TestClock()
+        self.clock = clock
+        slowFeed = StubPerformer { _ in
+            try await clock.sleep(for: .seconds(3))
+            return HTTPResponse(status: .ok, body: Data("the feed".utf8))
+        }
+        feedURL = try #require(URL(string: "https://api.example.com/feed"))
+    }
+
+    /// Starts `count` callers of the feed and waits until all of them wait for the one shared call.
+    private func callers(
+        _ count: Int,
+        of performer: DeduplicatingPerformer,
+        client: APIClient
+    ) async throws -> [Task<Data, any Error>] {
+        let url = feedURL
+        let tasks = (0..<count).map { _ in Task { try await client.perform(Feed(url: url)) } }
+        await clock.waitForSleepers()
+        try await waitUntil("\(count) callers waiting") { performer.callersWaiting == count }
+        return tasks
     }
 
     @Test func sharesOneTransportCallAmongTwentyIdenticalGets() async throws {
-        let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
-        let url = server.url("/feed")
-        let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
-            for _ in 0..<20 {
-                group.addTask { try await client.perform(Feed(url: url)) }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
+        let performer = slowFeed.deduplicated()
+        let tasks = try await callers(20, of: performer, client: APIClient(requestPerformer: performer))
+        clock.advance(by: .seconds(3))
+        for task in tasks {
+            #expect(try await task.value == Data("the feed".utf8))
         }
-        #expect(bodies.count == 20)
-        #expect(bodies.allSatisfy { $0 == Data("the feed".utf8) })
-        #expect(server.receivedRequests.count == 1)
+        #expect(slowFeed.requests.count == 1)
     }
 
     @Test func letsOneCallerCancelWithoutDisturbingTheOthers() async throws {
-        server.route("GET", "/long-feed", response: LoopbackResponse(body: Data("the feed".utf8), delay: .seconds(3)))
-        let performer = NetworkRequestPerformer().deduplicated()
-        let client = APIClient(requestPerformer: performer)
-        let url = server.url("/long-feed")
-        let tasks = (0..<20).map { _ in Task { try await client.perform(Feed(url: url)) } }
-        try await waitUntil("the shared request at the server") { !server.receivedRequests.isEmpty }
+        let performer = slowFeed.deduplicated()
+        let tasks = try await callers(20, of: performer, client: APIClient(requestPerformer: performer))
         tasks[0].cancel()
         let cancelled = try await #require(throws: SluiceError.self) { try await tasks[0].value }
         #expect(cancelled.code == .cancelled)
         // The cancelled caller has stopped waiting while the shared call, 3 s long, is still in flight.
         #expect(performer.callsInFlight == 1)
+        #expect(performer.callersWaiting == 19)
+        clock.advance(by: .seconds(3))
         for task in tasks.dropFirst() {
             #expect(try await task.value == Data("the feed".utf8))
         }
-        #expect(server.receivedRequests.count == 1)
+        #expect(slowFeed.requests.count == 1)
         #expect(performer.callsInFlight == 0)
     }
 

@@ -38,14 +38,31 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
 
 @Suite struct RetryingPerformerTests {
     let server: LoopbackServer
-    let fast = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), deadline: .seconds(20))
+    /// Waits of zero: the jitter draws no time at all.
+    let fast = RetryPolicy(
+        maximumAttempts: 3,
+        baseDelay: .milliseconds(5),
+        deadline: .seconds(20),
+        randomFraction: { 0 }
+    )
+    /// The clock the waits are measured on, moved only by the tests.
+    let clock = TestClock()
 
     init() throws {
         server = try LoopbackServer()
     }
 
     private func client(_ policy: RetryPolicy) -> APIClient {
-        APIClient(requestPerformer: NetworkRequestPerformer().retrying(policy))
+        APIClient(requestPerformer: NetworkRequestPerformer().retrying(policy, clock: clock))
+    }
+
+    /// Waits until the retry sleeps, checks it asked for `delay`, and lets the wait pass (the one it asked for, so that
+    /// a wrong wait fails the test rather than hangs it).
+    private func passWait(of delay: Duration, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await clock.waitForSleepers()
+        let asked = clock.sleepers.map { clock.now.duration(to: $0) }
+        #expect(asked == [delay], sourceLocation: sourceLocation)
+        clock.advance(by: asked.max() ?? delay)
     }
 
     @Test func carriesHeadersThatOuterPerformersAddedToEveryRebuiltAttempt() async throws {
@@ -68,26 +85,35 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     @Test func honoursRetryAfterAndSucceedsOnTheThirdAttempt() async throws {
         let unavailable = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "1")
         server.route("GET", "/flaky", respond: sequence([unavailable, unavailable, .json(#"{"ok": true}"#)]))
-        let start = ContinuousClock.now
-        let response = try await client(fast).response(for: Call(url: server.url("/flaky")))
-        let elapsed = ContinuousClock.now - start
+        let client = client(fast)
+        let task = Task { try await client.response(for: Call(url: server.url("/flaky"))) }
+        // Two waits of the second Retry-After asks for.
+        await passWait(of: .seconds(1))
+        await passWait(of: .seconds(1))
+        let response = try await task.value
         #expect(response.value.ok)
         #expect(server.receivedRequests.count == 3)
-        #expect(elapsed >= .seconds(2), "two waits of the second Retry-After asks for; took \(elapsed)")
+        #expect(clock.now.offset == .seconds(2))
     }
 
     @Test func readsRetryAfterAsAnHTTPDate() async throws {
-        let inTwoSeconds = Date(timeIntervalSinceNow: 2)
+        let inTenSeconds = Date(timeIntervalSinceNow: 10)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let limited = LoopbackResponse.json(#"{"ok": false}"#, status: 429)
-            .addingHeader("Retry-After", formatter.string(from: inTwoSeconds))
+            .addingHeader("Retry-After", formatter.string(from: inTenSeconds))
         server.route("GET", "/limited", respond: sequence([limited, .json(#"{"ok": true}"#)]))
-        let start = ContinuousClock.now
-        #expect(try await client(fast).perform(Call(url: server.url("/limited"))).ok)
-        #expect(ContinuousClock.now - start >= .milliseconds(900))
+        let client = client(fast)
+        let task = Task { try await client.perform(Call(url: server.url("/limited"))) }
+        await clock.waitForSleepers()
+        // The date has whole seconds, and is read a moment after it was written: the wait is what is left of the ten
+        // seconds, however slow the machine.
+        let asked = try #require(clock.sleepers.first).offset
+        #expect(asked > .seconds(5) && asked <= .seconds(10), "asked for \(asked)")
+        clock.advance(by: asked)
+        #expect(try await task.value.ok)
         #expect(server.receivedRequests.count == 2)
     }
 
@@ -147,7 +173,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         let url = try #require(URL(string: "https://api.example.com/flaky"))
         // Called directly, with no client around it: the error still counts the attempts and their failures.
         let error = try await #require(throws: SluiceError.self) {
-            try await stub.retrying(fast).perform(URLRequest(url: url))
+            try await stub.retrying(fast, clock: clock).perform(URLRequest(url: url))
         }
         #expect(stub.requests.count == 3)
         #expect(error.code == (code == .timedOut ? .timedOut : .transport))
@@ -162,7 +188,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         policy.retryableErrors = []
         let teapot = StubPerformer(always: HTTPResponse(status: 418))
         let url = try #require(URL(string: "https://api.example.com/tea"))
-        #expect(try await teapot.retrying(policy).perform(URLRequest(url: url)).status.code == 418)
+        #expect(try await teapot.retrying(policy, clock: clock).perform(URLRequest(url: url)).status.code == 418)
         #expect(teapot.requests.count == 3)
         let unavailable = StubPerformer(always: HTTPResponse(status: .serviceUnavailable))
         _ = try await unavailable.retrying(policy).perform(URLRequest(url: url))
@@ -176,10 +202,14 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         // A 500 asking for 30 seconds is retried after the policy's own short backoff.
         let failing = StubPerformer(always: HTTPResponse(status: .internalServerError, headers: ["Retry-After": "30"]))
         let url = try #require(URL(string: "https://api.example.com/boom"))
-        let start = ContinuousClock.now
-        _ = try await failing.retrying(fast).perform(URLRequest(url: url))
+        var halfJitter = fast
+        halfJitter.randomFraction = { 0.5 }
+        let performer = failing.retrying(halfJitter, clock: clock)
+        let task = Task { try await performer.perform(URLRequest(url: url)) }
+        await passWait(of: .microseconds(2_500))
+        await passWait(of: .milliseconds(5))
+        _ = try await task.value
         #expect(failing.requests.count == 3)
-        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test func startsNoAttemptWhoseBackoffPassesTheDeadline() async throws {
@@ -193,8 +223,9 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
             deadline: .seconds(1),
             randomFraction: { 0.5 }
         )
-        #expect(try await failing.retrying(policy).perform(URLRequest(url: url)).status == .badGateway)
+        #expect(try await failing.retrying(policy, clock: clock).perform(URLRequest(url: url)).status == .badGateway)
         #expect(failing.requests.count == 1)
+        #expect(clock.sleepers.isEmpty)
     }
 
     @Test func startsNoAttemptAfterTheDeadline() async throws {
@@ -202,13 +233,14 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         server.route("GET", "/later", response: later)
         var policy = fast
         policy.deadline = .seconds(2)
-        let start = ContinuousClock.now
         let error = try await #require(throws: SluiceError.self) {
             try await client(policy).perform(Call(url: server.url("/later")))
         }
         #expect(error.status == .serviceUnavailable)
         #expect(server.receivedRequests.count == 1)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // The 30-second wait was never begun.
+        #expect(clock.sleepers.isEmpty)
+        #expect(clock.now.offset == .zero)
     }
 
     @Test func stopsWaitingAtOnceWhenCancelled() async throws {
@@ -216,14 +248,14 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         server.route("GET", "/wait", response: later)
         let client = client(RetryPolicy(maximumAttempts: 3, deadline: .seconds(60)))
         let task = Task { try await client.perform(Call(url: server.url("/wait"))) }
-        try await waitUntil("the first attempt at the server") { !server.receivedRequests.isEmpty }
-        try await Task.sleep(for: .milliseconds(200))
-        let start = ContinuousClock.now
+        await clock.waitForSleepers()
+        #expect(clock.sleepers == [clock.now.advanced(by: .seconds(20))])
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
-        let stopped = ContinuousClock.now - start
+        // The 20-second wait ended with cancel(), the clock never moving.
         #expect(error.code == .cancelled)
-        #expect(stopped < .seconds(2), "the 20-second wait ended \(stopped) after cancel()")
+        #expect(clock.sleepers.isEmpty)
+        #expect(clock.now.offset == .zero)
         #expect(server.receivedRequests.count == 1)
     }
 

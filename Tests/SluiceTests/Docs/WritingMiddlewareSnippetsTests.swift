@@ -1,0 +1,134 @@
+// The snippets of the "Writing middleware" article, verbatim where whole, completed where they are fragments; and
+// the signing performer checked against a real server.
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+private struct AttemptHeaderPerformer: RequestPerformer {
+    let base: any RequestPerformer
+
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        try await RequestContext.withContext(for: request) { context in
+            var request = request
+            request.setValue(String(max(context.attempts, 1)), forHTTPHeaderField: "X-Attempt")
+            return try await base.perform(request)
+        }
+    }
+}
+
+private struct SigningPerformer: RequestPerformer {
+    let base: any RequestPerformer
+    let keyID: String
+    let secret: [UInt8]
+    var now: @Sendable () -> Date = { Date() }
+
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let date = SigningPerformer.httpDate(now())
+        let bodyDigest = SHA256.hash(request.httpBody ?? Data()).hexadecimal
+        let signed = [request.httpMethod ?? "GET", request.url?.path ?? "/", date, bodyDigest]
+            .joined(separator: "\n")
+        let signature = HMACSHA256.authenticationCode(for: Array(signed.utf8), key: secret).hexadecimal
+        var request = request
+        request.setValue(date, forHTTPHeaderField: "Date")
+        request.setValue(bodyDigest, forHTTPHeaderField: "X-Content-SHA256")
+        request.setValue(#"keyId="\#(keyID)", signature="\#(signature)""#, forHTTPHeaderField: "Signature")
+        return try await base.perform(request)
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
+
+private func articleSignedClient(secret: [UInt8]) -> APIClient {
+    let client = APIClient(
+        requestPerformer: SigningPerformer(base: NetworkRequestPerformer(), keyID: "app-1", secret: secret)
+            .retrying(RetryPolicy(maximumAttempts: 3))
+    )
+    return client
+}
+
+/// A payment, posted with an idempotency key so that it may be retried.
+private struct Pay: Request {
+    typealias ResponseObject = Data
+    var url: URL
+
+    func build() throws -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("payment-17", forHTTPHeaderField: "Idempotency-Key")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"amount": 5}"#.utf8)
+        return request
+    }
+}
+
+@Suite struct WritingMiddlewareSnippetsTests {
+    let secret = Array("the shared secret".utf8)
+
+    /// Whether a request as the server received it carries a valid signature of its method, path, date and body.
+    private func verifies(_ request: LoopbackRequest) throws -> Bool {
+        let date = try #require(request.header("Date"))
+        let bodyDigest = SHA256.hash(request.body).hexadecimal
+        let signed = [request.method, request.path, date, bodyDigest].joined(separator: "\n")
+        let signature = HMACSHA256.authenticationCode(for: Array(signed.utf8), key: secret).hexadecimal
+        return request.header("X-Content-SHA256") == bodyDigest
+            && request.header("Signature") == #"keyId="app-1", signature="\#(signature)""#
+    }
+
+    @Test func signsEveryAttemptInsideARetryWithAFreshDate() async throws {
+        let server = try LoopbackServer()
+        let served = Locked(0)
+        server.route("POST", "/payments") { _ in
+            served.withLock { served in
+                served += 1
+                return served == 1 ? LoopbackResponse.text("busy", status: 503) : .text("paid")
+            }
+        }
+        // Each signature is made a second after the previous one, on a clock of the test's.
+        let ticks = Locked(0)
+        let signer = SigningPerformer(base: NetworkRequestPerformer(), keyID: "app-1", secret: secret) {
+            ticks.withLock { ticks in
+                ticks += 1
+                return Date(timeIntervalSince1970: 1_700_000_000 + Double(ticks))
+            }
+        }
+        let clock = TestClock()
+        let client = APIClient(
+            requestPerformer: signer.retrying(RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }), clock: clock)
+        )
+        #expect(try await client.perform(Pay(url: server.url("/payments"))) == Data("paid".utf8))
+
+        let received = server.receivedRequests
+        #expect(received.count == 2)
+        #expect(
+            received.map { $0.header("Date") } == ["Tue, 14 Nov 2023 22:13:21 GMT", "Tue, 14 Nov 2023 22:13:22 GMT"]
+        )
+        #expect(Set(received.map { $0.header("Signature") }).count == 2)
+        for request in received {
+            #expect(try verifies(request), "\(request)")
+        }
+    }
+
+    @Test func tellsTheServerWhichAttemptItReceives() async throws {
+        let stub = StubPerformer(responses: [HTTPResponse(status: .badGateway), HTTPResponse(status: .ok)])
+        let client = APIClient(
+            requestPerformer: AttemptHeaderPerformer(base: stub).retrying(
+                RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }),
+                clock: TestClock()
+            )
+        )
+        _ = try await client.perform(Pay(url: try #require(URL(string: "https://api.example.com/payments"))))
+        #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
+    }
+
+    @Test func snippetsCompose() {
+        _ = articleSignedClient(secret: secret)
+        _ = AttemptHeaderPerformer(base: NetworkRequestPerformer()).retrying()
+    }
+}
