@@ -136,15 +136,20 @@ final class TapeDecoder: Decoder {
             throw mismatch(expected: "\(T.self)", T.self, at: entry)
         }
         guard let value = storage.integer(T.self, at: entry) else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: path(to: entry),
-                    debugDescription: "number \(String(decoding: storage.slice(entry), as: UTF8.self)) "
-                        + "does not fit in \(T.self)"
-                )
-            )
+            throw doesNotFit(T.self, at: entry)
         }
         return value
+    }
+
+    /// The error for a number outside a type's range, quoting the number as written.
+    private func doesNotFit(_ type: Any.Type, at entry: Int) -> DecodingError {
+        let number = String(decoding: storage.slice(entry), as: UTF8.self)
+        return DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: path(to: entry),
+                debugDescription: "number \(number) does not fit in \(type)"
+            )
+        )
     }
 
     func decodeFloatingPoint<T: BinaryFloatingPoint>(_ type: T.Type, at entry: Int) throws -> T {
@@ -159,13 +164,7 @@ final class TapeDecoder: Decoder {
                 value = T(storage.double(at: entry))
             }
             guard value.isFinite else {
-                throw DecodingError.dataCorrupted(
-                    DecodingError.Context(
-                        codingPath: path(to: entry),
-                        debugDescription: "number \(String(decoding: storage.slice(entry), as: UTF8.self)) "
-                            + "does not fit in \(T.self)"
-                    )
-                )
+                throw doesNotFit(T.self, at: entry)
             }
             return value
         case .string:
