@@ -97,7 +97,8 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     }
 
     @Test func readsRetryAfterAsAnHTTPDate() async throws {
-        let inTenSeconds = Date(timeIntervalSinceNow: 10)
+        let written = Date()
+        let inTenSeconds = written.addingTimeInterval(10)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
@@ -108,10 +109,13 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         let client = client(fast)
         let task = Task { try await client.perform(Call(url: server.url("/limited"))) }
         await clock.waitForSleepers()
-        // The date has whole seconds, and is read a moment after it was written: the wait is what is left of the ten
-        // seconds, however slow the machine.
+        let read = Date()
+        // The date has whole seconds, and the performer compared it with its own clock somewhere between `written`
+        // and `read`: the wait is what was left of the ten seconds then, however slow the machine.
         let asked = try #require(clock.sleepers.first).offset
-        #expect(asked > .seconds(5) && asked <= .seconds(10), "asked for \(asked)")
+        let shortest = inTenSeconds.timeIntervalSince1970.rounded(.down) - read.timeIntervalSince1970
+        #expect(asked <= .seconds(10), "asked for \(asked)")
+        #expect(asked >= .milliseconds(Int64((shortest * 1000).rounded(.down))), "asked for \(asked)")
         clock.advance(by: asked)
         #expect(try await task.value.ok)
         #expect(server.receivedRequests.count == 2)
