@@ -181,19 +181,20 @@ import Testing
     }
 
     @Test func keepsASlowButSteadyResponseAlive() async throws {
-        // The whole response, head and body, takes about 700 ms to arrive, 25 bytes every 100 ms: longer than
-        // the 400 ms timeout, but never idle for long; the margin allows for a slow machine or a sanitizer.
-        let body = Data(String(repeating: "0123456789", count: 10).utf8)
+        // The whole response, head and body, takes about 1.2 s to arrive, 10 bytes every 100 ms: longer than the
+        // 1 s timeout, but never idle for more than a tenth of it; the margin allows for a loaded machine or a
+        // sanitizer.
+        let body = Data(String(repeating: "0123456789", count: 12).utf8)
         server.route(
             "GET",
             "/drip",
-            response: LoopbackResponse(body: body, fault: .drip(bytes: 25, every: .milliseconds(100)))
+            response: LoopbackResponse(body: body, fault: .drip(bytes: 10, every: .milliseconds(100)))
         )
         var raw = Raw(url: server.url("/drip"))
-        raw.timeout = 0.4
+        raw.timeout = 1
         let start = ContinuousClock.now
         #expect(try await APIClient(requestPerformer: performer).perform(raw) == body)
-        #expect(ContinuousClock.now - start > .milliseconds(400))
+        #expect(ContinuousClock.now - start > .seconds(1))
     }
 
     @Test func cancelsTheURLSessionTaskWhenTheCallerIsCancelled() async throws {
