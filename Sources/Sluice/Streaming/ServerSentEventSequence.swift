@@ -1,0 +1,112 @@
+/// The server-sent events of a `text/event-stream` body, read from its byte chunks as they arrive.
+///
+/// The events are interpreted as the WHATWG HTML standard's "event stream interpretation" says, as a browser's
+/// `EventSource` does: a byte order mark at the start is dropped; lines end at CR, LF or CRLF; a line starting
+/// with `:` is a comment; `field: value` loses one space after the colon; `data` lines are joined with line feeds;
+/// `event` sets the type (`message` when absent); `id` sets the last event ID, which later events keep, unless
+/// its value contains NUL; `retry` sets the reconnection time when its value is all ASCII digits; unknown fields
+/// are ignored; a blank line dispatches the event unless it has no data. An event may be split across chunks at
+/// any byte. When the body ends, an event without its blank line is dropped.
+///
+/// Make one with ``_Concurrency/AsyncSequence/serverSentEvents(maximumLineLength:maximumEventSize:)`` on any
+/// sequence of `Data` chunks:
+///
+/// ```swift
+/// for try await event in chunks.serverSentEvents() {
+///     switch event.type {
+///     case "price": print("price", event.data)
+///     default: print(event.type, event.data)
+///     }
+/// }
+/// ```
+///
+/// The sequence reads the base only as events are asked for, holding one chunk and one unfinished line at a time,
+/// and ends by throwing `CancellationError` when the consuming task is cancelled. A line longer than
+/// `maximumLineLength`, or an event whose data grows past `maximumEventSize`, ends it with a
+/// ``StreamParseError``. Reconnecting with `Last-Event-ID` after the body ends is the client's part, not the
+/// sequence's.
+public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
+    /// A server-sent event.
+    public typealias Element = ServerSentEvent
+
+    private let base: Base
+    private let maximumLineLength: Int
+    private let maximumEventSize: Int
+
+    /// Creates the events of a sequence of byte chunks.
+    ///
+    /// ```swift
+    /// let events = ServerSentEventSequence(base: chunks, maximumLineLength: 64 << 10)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - base: The body's bytes, in chunks of any size.
+    ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
+    ///   - maximumEventSize: The most bytes one event's data may hold; 16 MiB by default.
+    public init(base: Base, maximumLineLength: Int = 1 << 20, maximumEventSize: Int = 16 << 20) {
+        self.base = base
+        self.maximumLineLength = maximumLineLength
+        self.maximumEventSize = maximumEventSize
+    }
+
+    /// Creates an iterator over the events.
+    ///
+    /// - Returns: An iterator that reads the base as events are asked for.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(
+            reader: LineReader(base: base.makeAsyncIterator(), maximumLineLength: maximumLineLength),
+            parser: ServerSentEventParser(maximumEventSize: maximumEventSize)
+        )
+    }
+
+    /// An iterator over the events of a sequence of byte chunks.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private var reader: LineReader<Base.AsyncIterator>
+        private var parser: ServerSentEventParser
+
+        fileprivate init(reader: LineReader<Base.AsyncIterator>, parser: ServerSentEventParser) {
+            self.reader = reader
+            self.parser = parser
+        }
+
+        /// Reads the stream until the next event is dispatched.
+        ///
+        /// - Returns: The next event, or `nil` when the base ended.
+        /// - Throws: ``StreamParseError`` for a line or an event past its limit; `CancellationError` when the task
+        ///   is cancelled; what the base throws.
+        public mutating func next() async throws -> ServerSentEvent? {
+            try await reader.next(&parser, readsUnterminatedLine: false) { parser, line, number in
+                try parser.read(line, number: number)
+            }
+        }
+    }
+}
+
+extension ServerSentEventSequence: Sendable where Base: Sendable {}
+
+// An iterator is one loop's cursor; it can move to another task with its loop when its base's iterator can.
+extension ServerSentEventSequence.AsyncIterator: Sendable where Base.AsyncIterator: Sendable {}
+
+extension AsyncSequence where Element == Data {
+    /// The server-sent events of a `text/event-stream` body given as byte chunks.
+    ///
+    /// ```swift
+    /// let (body, input) = AsyncStream.makeStream(of: Data.self)
+    /// input.yield(Data("event: greeting\ndata: hello\n\n".utf8))
+    /// input.finish()
+    /// for try await event in body.serverSentEvents() {
+    ///     print(event.type, event.data)  // greeting hello
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
+    ///   - maximumEventSize: The most bytes one event's data may hold; 16 MiB by default.
+    /// - Returns: The events, read from this sequence as they are asked for.
+    public func serverSentEvents(
+        maximumLineLength: Int = 1 << 20,
+        maximumEventSize: Int = 16 << 20
+    ) -> ServerSentEventSequence<Self> {
+        ServerSentEventSequence(base: self, maximumLineLength: maximumLineLength, maximumEventSize: maximumEventSize)
+    }
+}
