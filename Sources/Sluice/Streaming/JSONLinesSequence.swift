@@ -5,7 +5,7 @@
 /// too. Blank lines, empty or holding only spaces and tabs, are skipped, as the NDJSON specification allows, and
 /// still counted, so a line number in an error is the line a text editor would show.
 ///
-/// Make the sequence with ``_Concurrency/AsyncSequence/jsonLines(of:decoder:maximumLineLength:)``:
+/// Make the sequence with `jsonLines(of:decoder:maximumLineLength:)`:
 ///
 /// ```swift
 /// struct Reading: Decodable, Sendable {

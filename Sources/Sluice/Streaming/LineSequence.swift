@@ -7,7 +7,7 @@
 ///
 /// The chunks are `Data`, the type a response body has in ``HTTPResponse``, in any sizes: a line may span many
 /// chunks, and a chunk may hold many lines. Make the sequence with
-/// ``_Concurrency/AsyncSequence/lines(maximumLength:)``:
+/// `lines(maximumLength:)`:
 ///
 /// ```swift
 /// for try await line in chunks.lines() {

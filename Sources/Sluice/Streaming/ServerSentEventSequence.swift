@@ -8,7 +8,7 @@
 /// are ignored; a blank line dispatches the event unless it has no data. An event may be split across chunks at
 /// any byte. When the body ends, an event without its blank line is dropped.
 ///
-/// Make one with ``_Concurrency/AsyncSequence/serverSentEvents(maximumLineLength:maximumEventSize:)`` on any
+/// Make one with `serverSentEvents(maximumLineLength:maximumEventSize:)` on any
 /// sequence of `Data` chunks:
 ///
 /// ```swift
