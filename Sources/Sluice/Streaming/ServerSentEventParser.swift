@@ -9,9 +9,9 @@ struct ServerSentEventParser {
     private var data: [UInt8] = []
     private var eventType: [UInt8] = []
     private var lastEventIDBuffer: [UInt8] = []
-    private var lastEventID = ""
+    private(set) var lastEventID = ""
     private var lastEventIDChanged = false
-    private var retry: Duration?
+    private(set) var retry: Duration?
     private var atStreamStart = true
 
     init(maximumEventSize: Int) {

@@ -24,7 +24,7 @@
 /// and ends by throwing `CancellationError` when the consuming task is cancelled. A line longer than
 /// `maximumLineLength`, or an event whose data grows past `maximumEventSize`, ends it with a
 /// ``StreamParseError``. Reconnecting with `Last-Event-ID` after the body ends is the client's part, not the
-/// sequence's.
+/// sequence's; the iterator's ``AsyncIterator/lastEventID`` and ``AsyncIterator/retry`` keep what it needs.
 public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
     /// A server-sent event.
     public typealias Element = ServerSentEvent
@@ -68,6 +68,29 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
             self.reader = reader
             self.parser = parser
         }
+
+        /// The last event ID the stream set, as of the last blank line read, or the empty string.
+        ///
+        /// It changes at every blank line after an `id` field, also when no event is dispatched because the block
+        /// had no data, so a client reconnecting after the body ends sends it as the `Last-Event-ID` header:
+        ///
+        /// ```swift
+        /// var events = body.serverSentEvents().makeAsyncIterator()
+        /// while let event = try await events.next() {
+        ///     print(event.data)
+        /// }
+        /// let resumeFrom = events.lastEventID
+        /// ```
+        public var lastEventID: String { parser.lastEventID }
+
+        /// The reconnection time the stream's last valid `retry` field set, or `nil` when it set none.
+        ///
+        /// A client reconnecting after the body ends waits this long, or its own default when `nil`:
+        ///
+        /// ```swift
+        /// let delay = events.retry ?? .seconds(3)
+        /// ```
+        public var retry: Duration? { parser.retry }
 
         /// Reads the stream until the next event is dispatched.
         ///

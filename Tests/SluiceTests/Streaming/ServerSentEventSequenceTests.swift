@@ -176,6 +176,19 @@ import Testing
         )
     }
 
+    @Test func theIteratorKeepsWhatAReconnectionNeedsAlsoFromBlocksWithoutData() async throws {
+        var iterator = Chunks("id: 1\ndata: a\n\nid: 2\n\nretry: 300\n: ping\nid: 3\n").serverSentEvents()
+            .makeAsyncIterator()
+        #expect(iterator.lastEventID == "")
+        #expect(iterator.retry == nil)
+        #expect(try await iterator.next() == ServerSentEvent(data: "a", lastEventID: "1"))
+        #expect(iterator.lastEventID == "1")
+        #expect(try await iterator.next() == nil)
+        // The block after id 2 had no data but ended with a blank line; the one setting id 3 never ended.
+        #expect(iterator.lastEventID == "2")
+        #expect(iterator.retry == .milliseconds(300))
+    }
+
     @Test func theSequenceIsSendableWhenItsBaseIs() async throws {
         let events = Chunks("data: a\n\n").serverSentEvents()
         let task = Task { try await events.collected() }
