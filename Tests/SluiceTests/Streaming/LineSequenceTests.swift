@@ -74,6 +74,17 @@ import Testing
         #expect(base.pulled.withLock { $0 } == 11)
     }
 
+    @Test func anErrorOfTheBaseEndsTheIterationUnchanged() async throws {
+        struct Dropped: Error {}
+        let (body, input) = AsyncThrowingStream.makeStream(of: Data.self)
+        input.yield(Data("data: a\n\ndata: b".utf8))
+        input.finish(throwing: Dropped())
+        var iterator = body.serverSentEvents().makeAsyncIterator()
+        #expect(try await iterator.next() == ServerSentEvent(data: "a"))
+        await #expect(throws: Dropped.self) { try await iterator.next() }
+        #expect(try await iterator.next() == nil)
+    }
+
     @Test func cancellingTheConsumingTaskEndsTheIteration() async throws {
         let base = EndlessChunks { _ in Data("tick\n".utf8) }
         let task = Task {
