@@ -78,6 +78,7 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await emptyClient.perform(ping))
         }
     }
+    streamingBenchmarks()
 }
 
 /// A request with no response body to decode.

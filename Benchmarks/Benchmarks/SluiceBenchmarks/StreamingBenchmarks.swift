@@ -1,0 +1,143 @@
+import Benchmark
+import Foundation
+import Sluice
+
+/// The typed streams beside the usual alternatives, on bodies generated here and cut into 16 KiB chunks, as a
+/// network delivers them.
+///
+/// - `sse_100k`: 100,000 server-sent events of mixed sizes, read by ``ServerSentEventSequence``. There is no peer
+///   beside it here: `mattt/EventSource` 1.1.1 does not build on Linux (it needs `URLSession.bytes`).
+/// - `jsonl_100k`: 100,000 JSON Lines records, decoded by ``JSONLinesSequence`` and by splitting the whole body
+///   at line feeds and calling `JSONDecoder` on each line.
+///
+/// One iteration reads the whole body; events or records per second are the throughput times 100,000.
+func streamingBenchmarks() {
+    let configuration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        timeUnits: .milliseconds,
+        maxDuration: .seconds(10),
+        maxIterations: 20
+    )
+
+    let events = StreamingPayloads.events
+    Benchmark("sse_100k:ServerSentEventSequence", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            var count = 0
+            for try await event in ChunkedBody(events).serverSentEvents() {
+                count &+= event.data.utf8.count
+            }
+            blackHole(count)
+        }
+    }
+
+    let records = StreamingPayloads.records
+    Benchmark("jsonl_100k:JSONLinesSequence", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            var count = 0
+            for try await record in ChunkedBody(records).jsonLines(of: LogRecord.self) {
+                count &+= record.id
+            }
+            blackHole(count)
+        }
+    }
+    Benchmark("jsonl_100k:split-JSONDecoder", configuration: configuration) { benchmark in
+        let decoder = JSONDecoder()
+        for _ in benchmark.scaledIterations {
+            var count = 0
+            for line in records.split(separator: UInt8(ascii: "\n")) {
+                count &+= try decoder.decode(LogRecord.self, from: Data(line)).id
+            }
+            blackHole(count)
+        }
+    }
+}
+
+/// One record of the JSON Lines body: a structured log line.
+struct LogRecord: Codable, Sendable {
+    let id: Int
+    let level: String
+    let message: String
+    let service: String
+    let durationMs: Double
+    let tags: [String]
+    let ok: Bool
+}
+
+enum StreamingPayloads {
+    /// 100,000 events: a third with a type, most with an ID, one to three data lines of 1 to 600 bytes, an
+    /// occasional comment and retry, line ends mixed LF and CRLF.
+    static let events: Data = {
+        var random = SplitMix64(seed: 0x55E)
+        var text = ""
+        text.reserveCapacity(24 << 20)
+        for index in 0..<100_000 {
+            let end = random.below(4) == 0 ? "\r\n" : "\n"
+            if random.below(50) == 0 {
+                text += ": keep-alive" + end
+            }
+            if random.below(3) == 0 {
+                text += "event: " + random.word() + end
+            }
+            if random.below(4) != 0 {
+                text += "id: \(index)" + end
+            }
+            if random.below(500) == 0 {
+                text += "retry: \(1000 + random.below(5000))" + end
+            }
+            for _ in 0...random.below(3) {
+                let size = [1, 8, 40, 120, 600][random.below(5)]
+                text += "data: " + random.text(words: max(1, size / 6), japanese: random.below(8) == 0) + end
+            }
+            text += end
+        }
+        return Data(text.utf8)
+    }()
+
+    /// 100,000 log records, one to a line.
+    static let records: Data = {
+        var random = SplitMix64(seed: 0x150)
+        let encoder = JSONEncoder()
+        var body = Data()
+        for index in 0..<100_000 {
+            let record = LogRecord(
+                id: index,
+                level: ["debug", "info", "warning", "error"][random.below(4)],
+                message: random.text(words: 3 + random.below(12), japanese: random.below(10) == 0),
+                service: random.word(),
+                durationMs: Double(random.below(100_000)) / 100,
+                tags: (0..<random.below(4)).map { _ in random.word() },
+                ok: random.below(10) != 0
+            )
+            // `JSONEncoder` escapes nothing that would need a line end, so each record is one line.
+            body.append((try? encoder.encode(record)) ?? Data())
+            body.append(UInt8(ascii: "\n"))
+        }
+        return body
+    }()
+}
+
+/// A body already received, handed out in 16 KiB chunks.
+struct ChunkedBody: AsyncSequence, Sendable {
+    typealias Element = Data
+    let body: Data
+
+    init(_ body: Data) {
+        self.body = body
+    }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(body: body, offset: body.startIndex)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let body: Data
+        var offset: Int
+
+        mutating func next() async -> Data? {
+            guard offset < body.endIndex else { return nil }
+            let end = Swift.min(offset + 16_384, body.endIndex)
+            defer { offset = end }
+            return body[offset..<end]
+        }
+    }
+}
