@@ -182,6 +182,26 @@ import Testing
         #expect(answers == ["998", "9999", "10000", "10001", "by hand", "by hand"])
     }
 
+    @Test func rendersAReplayMissOnceAndInsideTheGutter() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-none-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let replay = APIClient(requestPerformer: try ReplayingPerformer(directory: directory))
+        let url = try #require(URL(string: "https://api.example.com/users"))
+        let error = try await #require(throws: SluiceError.self) { try await replay.perform(Fetch(url: url)) }
+        #expect(
+            error.description == """
+                error: the request failed: no fixture in \(directory.path) for GET https://api.example.com/users; \
+                the fixtures are for:
+                  --> GET https://api.example.com/users [stage: transport]
+                   |
+                   |   (none)
+                """
+        )
+    }
+
     @Test func refusesAnUnreadableFixture() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
