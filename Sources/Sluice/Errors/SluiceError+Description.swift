@@ -5,11 +5,12 @@ extension SluiceError: CustomStringConvertible {
     /// Every line after the first two sits in the gutter (`   | `), the further lines of a message that has several
     /// included; an underlying error is shown under `caused by:` only when the message does not already say it.
     public var description: String {
-        let messageLines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        let redactor = self.redactor
+        let messageLines = redactor.text(message).split(separator: "\n", omittingEmptySubsequences: false)
         var lines = ["error: \(messageLines[0])"]
         var location = "  --> "
         if let request {
-            location += "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)")"
+            location += "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"
         } else {
             location += "(request not built)"
         }
@@ -40,7 +41,7 @@ extension SluiceError: CustomStringConvertible {
         if let status {
             gutter("status: \(status)")
         }
-        if code == .status || code == .deserialize || code == .parse, let bodyExcerpt {
+        if code == .status || code == .deserialize || code == .parse, let bodyExcerpt = excerpt(redactedBy: redactor) {
             gutter("body: \(bodyExcerpt)")
         }
         if let errorResponse {
@@ -58,7 +59,7 @@ extension SluiceError: CustomStringConvertible {
         {
             let cause = SluiceError.describe(underlyingError)
             if !message.contains(cause) {
-                gutter("caused by: \(cause)")
+                gutter("caused by: \(redactor.text(cause))")
             }
         }
         return lines.joined(separator: "\n")

@@ -77,6 +77,7 @@ public struct APIClient: Client {
             if let context = exchange.context {
                 failure.attempts = max(context.attempts, 1)
                 failure.attemptFailures = context.failures
+                failure.credentials = context.credentials
             }
             failure.metrics = exchange.metrics
             finish(exchange, error: failure)
