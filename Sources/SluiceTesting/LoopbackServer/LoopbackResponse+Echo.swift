@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 // Responses that reflect the request back, as httpbin's `/anything` does, and redirects.
 extension LoopbackResponse {
