@@ -63,7 +63,16 @@ extension NetworkRequestPerformer {
                     if idle < idleTimeout {
                         return idleTimeout - idle
                     }
-                    entry.failure = entry.failure ?? URLError(.timedOut)
+                    entry.failure =
+                        entry.failure
+                        ?? URLError(
+                            .timedOut,
+                            userInfo: [
+                                NSLocalizedDescriptionKey:
+                                    "no byte of the response within the idle timeout of "
+                                    + PipelineMetrics.format(idleTimeout)
+                            ]
+                        )
                     state.entries[identifier] = entry
                     return .zero
                 }

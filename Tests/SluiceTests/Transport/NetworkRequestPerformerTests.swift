@@ -173,6 +173,14 @@ import Testing
         }
         #expect(error.code == .timedOut)
         #expect(error.stage == .transport)
+        #expect(
+            error.description == """
+                error: the request timed out during the transport stage
+                  --> GET \(server.url("/slow")) [stage: transport]
+                   |
+                   | caused by: URLError -1001: no byte of the response within the idle timeout of 200.00ms
+                """
+        )
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(200))
         #expect(elapsed < .seconds(15))
