@@ -169,7 +169,8 @@ extension NetworkRequestPerformer {
             }
             // The redirected request may not keep the original's choice about cookies.
             redirected.httpShouldHandleCookies = task.originalRequest?.httpShouldHandleCookies ?? true
-            let stored = TaskTable.storedCookies(for: redirected, in: session).filter { cookie in
+            let storage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+            let stored = TaskTable.storedCookies(for: redirected, in: storage).filter { cookie in
                 TaskTable.matches(cookie, redirected.url)
             }
             let sent = Set(
@@ -185,11 +186,9 @@ extension NetworkRequestPerformer {
             completionHandler(redirected)
         }
 
-        /// The cookies the session's storage holds for a request's domain, when it and its session handle cookies.
-        static func storedCookies(for request: URLRequest, in session: URLSession) -> [HTTPCookie] {
-            guard request.httpShouldHandleCookies, session.configuration.httpShouldSetCookies, let url = request.url,
-                let storage = session.configuration.httpCookieStorage
-            else { return [] }
+        /// The cookies a storage holds for a request's domain, when the request handles cookies.
+        static func storedCookies(for request: URLRequest, in storage: HTTPCookieStorage?) -> [HTTPCookie] {
+            guard request.httpShouldHandleCookies, let url = request.url, let storage else { return [] }
             return storage.cookies(for: url) ?? []
         }
 

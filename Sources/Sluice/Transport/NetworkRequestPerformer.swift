@@ -29,6 +29,9 @@ public final class NetworkRequestPerformer: RequestPerformer {
     private let session: URLSession
     private let tasks: TaskTable
     private let ownsSession: Bool
+    /// The session's cookie storage, when the session sends stored cookies; read once, since the session's
+    /// configuration is a copy each time it is asked for.
+    private let cookieStorage: HTTPCookieStorage?
 
     /// Creates a performer with its own session.
     ///
@@ -41,6 +44,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.tasks = tasks
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
         self.ownsSession = true
+        self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
     }
 
     /// Creates a performer that sends requests with a session of yours, leaving its delegate in place.
@@ -57,6 +61,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.tasks = TaskTable()
         self.session = session
         self.ownsSession = false
+        let configuration = session.configuration
+        self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
     }
 
     /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting
@@ -77,8 +83,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         // The cookies URLSession adds are credentials too: logs and fixtures hide them wherever they appear.
-        if let context = RequestContext.current {
-            for cookie in TaskTable.storedCookies(for: request, in: session) {
+        if let cookieStorage, let context = RequestContext.current {
+            for cookie in TaskTable.storedCookies(for: request, in: cookieStorage) {
                 context.noteCredential(cookie.value)
             }
         }
