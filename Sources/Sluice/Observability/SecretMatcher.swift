@@ -6,8 +6,8 @@
 struct SecretMatcher: Sendable {
     /// The patterns, longest first.
     private let patterns: [[UInt8]]
-    /// For each first byte, the indices in `patterns` of those that start with it.
-    private let byFirstByte: [UInt8: [Int]]
+    /// For each byte value, the indices in `patterns` of those that start with it.
+    private let byFirstByte: [[Int]]
 
     /// Prepares the patterns of some credentials.
     init(_ secrets: some Sequence<String>) {
@@ -18,10 +18,10 @@ struct SecretMatcher: Sendable {
             }
         }
         patterns = variants.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) }
-        var byFirstByte: [UInt8: [Int]] = [:]
+        var byFirstByte = [[Int]](repeating: [], count: 256)
         for (index, pattern) in patterns.enumerated() {
             if let first = pattern.first {
-                byFirstByte[first, default: []].append(index)
+                byFirstByte[Int(first)].append(index)
             }
         }
         self.byFirstByte = byFirstByte
@@ -69,9 +69,6 @@ struct SecretMatcher: Sendable {
         return result
     }
 
-    /// Whether there is nothing to look for.
-    var isEmpty: Bool { patterns.isEmpty }
-
     /// Text with every credential replaced.
     func replacing(in text: String, with placeholder: String) -> String {
         replacing(text.utf8, with: placeholder).map { String(decoding: $0, as: UTF8.self) } ?? text
@@ -86,7 +83,8 @@ struct SecretMatcher: Sendable {
         var copied = 0
         var index = 0
         while index < bytes.count {
-            guard let candidates = byFirstByte[bytes[index]],
+            let candidates = byFirstByte[Int(bytes[index])]
+            guard !candidates.isEmpty,
                 let match = candidates.first(where: { matches(patterns[$0], in: bytes, at: index) })
             else {
                 index += 1
