@@ -1,11 +1,16 @@
 extension SluiceError: CustomStringConvertible {
     /// The error as a compiler-style diagnostic: what went wrong, the request and where in the body, then what
     /// the failing stage knew.
+    ///
+    /// Every line after the first two sits in the gutter (`   | `), the further lines of a message that has several
+    /// included; an underlying error is shown under `caused by:` only when the message does not already say it.
     public var description: String {
-        var lines = ["error: \(message)"]
+        let redactor = self.redactor
+        let messageLines = redactor.text(message).split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = ["error: \(messageLines[0])"]
         var location = "  --> "
         if let request {
-            location += "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)")"
+            location += "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"
         } else {
             location += "(request not built)"
         }
@@ -16,36 +21,46 @@ extension SluiceError: CustomStringConvertible {
         }
         lines.append(location + " [stage: \(stage)]")
         lines.append("   |")
+        // Adds text to the gutter, each of its lines.
+        func gutter(_ text: some StringProtocol) {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                lines.append("   | \(line)")
+            }
+        }
+        for line in messageLines.dropFirst() {
+            gutter(line)
+        }
         if let jsonError {
-            let gutter = String(jsonError.line)
-            lines.append(" \(gutter) | \(jsonError.sourceLine)")
+            let number = String(jsonError.line)
+            lines.append(" \(number) | \(jsonError.sourceLine)")
             lines.append(
-                " \(String(repeating: " ", count: gutter.count)) | "
+                " \(String(repeating: " ", count: number.count)) | "
                     + String(repeating: " ", count: jsonError.excerptColumn - 1) + "^"
             )
         }
         if let status {
-            lines.append("   | status: \(status)")
+            gutter("status: \(status)")
         }
-        if code == .status || code == .deserialize || code == .parse, let bodyExcerpt {
-            lines.append("   | body: \(bodyExcerpt)")
+        if code == .status || code == .deserialize || code == .parse, let bodyExcerpt = excerpt(redactedBy: redactor) {
+            gutter("body: \(bodyExcerpt)")
         }
         if let errorResponse {
-            lines.append("   | error response: \(errorResponse)")
+            gutter("error response: \(errorResponse)")
         }
         if let errorResponseDecodingError {
-            lines.append("   | error response did not decode: \(SluiceError.describe(errorResponseDecodingError))")
+            gutter("error response did not decode: \(SluiceError.describe(errorResponseDecodingError))")
         }
         if !attemptFailures.isEmpty {
             let numbered = attemptFailures.enumerated().map { "\($0.offset + 1): \($0.element)" }
-            lines.append(
-                "   | after \(attempts) attempts; earlier ones failed with " + numbered.joined(separator: "; ")
-            )
+            gutter("after \(attempts) attempts; earlier ones failed with " + numbered.joined(separator: "; "))
         }
         if code == .transport || code == .build || code == .cancelled || code == .timedOut,
             let underlyingError
         {
-            lines.append("   | caused by: \(SluiceError.describe(underlyingError))")
+            let cause = SluiceError.describe(underlyingError)
+            if !message.contains(cause) {
+                gutter("caused by: \(redactor.text(cause))")
+            }
         }
         return lines.joined(separator: "\n")
     }

@@ -123,6 +123,9 @@ public struct SluiceError: Error, Sendable {
     ///
     /// Filled in by ``APIClient``; zero for stages that did not run.
     public internal(set) var metrics = PipelineMetrics()
+    /// The credentials performers sent with the request beyond its headers as built (``RequestContext/credentials``),
+    /// hidden in the description with the rest of what ``Redaction/default`` hides.
+    public internal(set) var credentials: [String] = []
 
     /// Creates an error.
     ///
@@ -177,12 +180,24 @@ public struct SluiceError: Error, Sendable {
     /// The location of a deserialize failure, when the body was not valid JSON.
     public var jsonError: JSONError? { underlyingError as? JSONError }
 
-    /// The start of the response body as text, at most 512 bytes of whole characters, for messages; `nil` when
-    /// there is no body.
+    /// The start of the response body as text, redacted as ``Redaction/default`` redacts a log, at most 512 bytes of
+    /// whole characters, for messages; `nil` when there is no body.
+    ///
+    /// No credential the exchange carried (see ``Redaction``) appears in it.
     public var bodyExcerpt: String? {
+        excerpt(redactedBy: redactor)
+    }
+
+    /// The body excerpt, redacted by a redactor already made for this error.
+    func excerpt(redactedBy redactor: Redactor) -> String? {
         guard let body = response?.body, !body.isEmpty else { return nil }
-        let text = String(excerptOf: body, limit: 512)
+        let text = redactor.body(body, limit: 512)
         return String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+    }
+
+    /// What hides this error's credentials in its description.
+    var redactor: Redactor {
+        Redactor(.default, request: request, response: response, credentials: credentials)
     }
 
     /// Returns this error with the request and response filled in where it lacks them; an error already

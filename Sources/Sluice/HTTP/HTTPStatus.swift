@@ -14,17 +14,19 @@ public struct HTTPStatus: Sendable {
     /// The three-digit status code.
     public let code: Int
 
-    /// The reason phrase: the registered one for a known code, or the one given.
+    /// The reason phrase: the one given, or else the registered one for the code (the IANA registry's, and
+    /// `I'm a Teapot` for 418), or `unknown` for a code that has none.
     public let reasonPhrase: String
 
     /// Creates a status.
     ///
     /// - Parameters:
     ///   - code: The status code.
-    ///   - reasonPhrase: The reason phrase; by default the registered phrase for the code.
+    ///   - reasonPhrase: The reason phrase; by default the registered phrase for the code, or `unknown`.
     public init(code: Int, reasonPhrase: String? = nil) {
         self.code = code
-        self.reasonPhrase = reasonPhrase ?? HTTPStatus.registeredPhrase(for: code)
+        let given = reasonPhrase.flatMap { $0.isEmpty ? nil : $0 }
+        self.reasonPhrase = given ?? HTTPStatus.registeredPhrase(for: code) ?? "unknown"
     }
 
     /// The class of a status, from its first digit.
@@ -117,10 +119,15 @@ public struct HTTPStatus: Sendable {
     /// 504 Gateway Timeout.
     public static let gatewayTimeout = HTTPStatus(code: 504)
 
-    private static func registeredPhrase(for code: Int) -> String {
+    /// The phrase registered for a code, or `nil` when none is.
+    ///
+    /// The loopback server writes its status lines with it too.
+    package static func registeredPhrase(for code: Int) -> String? {
         switch code {
         case 100: "Continue"
         case 101: "Switching Protocols"
+        case 102: "Processing"
+        case 103: "Early Hints"
         case 200: "OK"
         case 201: "Created"
         case 202: "Accepted"
@@ -128,11 +135,15 @@ public struct HTTPStatus: Sendable {
         case 204: "No Content"
         case 205: "Reset Content"
         case 206: "Partial Content"
+        case 207: "Multi-Status"
+        case 208: "Already Reported"
+        case 226: "IM Used"
         case 300: "Multiple Choices"
         case 301: "Moved Permanently"
         case 302: "Found"
         case 303: "See Other"
         case 304: "Not Modified"
+        case 305: "Use Proxy"
         case 307: "Temporary Redirect"
         case 308: "Permanent Redirect"
         case 400: "Bad Request"
@@ -153,8 +164,11 @@ public struct HTTPStatus: Sendable {
         case 415: "Unsupported Media Type"
         case 416: "Range Not Satisfiable"
         case 417: "Expectation Failed"
+        case 418: "I'm a Teapot"
         case 421: "Misdirected Request"
         case 422: "Unprocessable Content"
+        case 423: "Locked"
+        case 424: "Failed Dependency"
         case 425: "Too Early"
         case 426: "Upgrade Required"
         case 428: "Precondition Required"
@@ -167,7 +181,12 @@ public struct HTTPStatus: Sendable {
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         case 505: "HTTP Version Not Supported"
-        default: ""
+        case 506: "Variant Also Negotiates"
+        case 507: "Insufficient Storage"
+        case 508: "Loop Detected"
+        case 510: "Not Extended"
+        case 511: "Network Authentication Required"
+        default: nil
         }
     }
 }
@@ -201,8 +220,8 @@ extension HTTPStatus: ExpressibleByIntegerLiteral {
 }
 
 extension HTTPStatus: CustomStringConvertible {
-    /// The code and reason phrase, such as `404 Not Found`.
+    /// The code and reason phrase, such as `404 Not Found`, `418 I'm a Teapot` or `599 unknown`.
     public var description: String {
-        reasonPhrase.isEmpty ? String(code) : "\(code) \(reasonPhrase)"
+        "\(code) \(reasonPhrase)"
     }
 }

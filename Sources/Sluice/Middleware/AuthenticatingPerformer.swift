@@ -5,6 +5,9 @@
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
 /// ```
 ///
+/// Each credential sent is noted in the request's context (``RequestContext/noteCredential(_:)``), so that logs,
+/// fixtures and error messages hide it wherever it appears, also in a response that echoes it.
+///
 /// Requests to other hosts are sent untouched, and so are requests that carry an `Authorization` header of their
 /// own (a sign-in endpoint sending Basic credentials, say): the store neither replaces nor refreshes it. A redirect
 /// to another host drops the `Authorization` header when the base performer is a ``NetworkRequestPerformer`` with
@@ -40,6 +43,7 @@ public struct AuthenticatingPerformer: RequestPerformer {
             let (credential, generation) = try await store.current()
             var authorized = request
             authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
+            context.noteCredential(credential.authorization)
             let response = try await base.perform(authorized)
             // The replay is built afresh, so that a streamed body is read again from its start; with no request to
             // build it from, a streamed body cannot be sent twice and the 401 is returned as it is.
@@ -47,6 +51,7 @@ public struct AuthenticatingPerformer: RequestPerformer {
             let (fresh, _) = try await store.refreshed(after: generation)
             var replay = try context.rebuild(keepingChangesIn: request, for: "a replay after 401")
             replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
+            context.noteCredential(fresh.authorization)
             return try await base.perform(replay)
         }
     }

@@ -89,7 +89,8 @@ extension RequestContext {
             response: response,
             error: error,
             metrics: metrics,
-            attempts: max(attempts, 1)
+            attempts: max(attempts, 1),
+            credentials: credentials
         )
         for observer in observers {
             observer.observe(event)

@@ -45,6 +45,7 @@ public final class RequestContext: Sendable {
         var attempts = 0
         var failures: [String] = []
         var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
+        var credentials: [String] = []
     }
 
     private let state = Locked(State())
@@ -174,4 +175,21 @@ public final class RequestContext: Sendable {
 
     /// The observers registered for this request.
     public var observers: [any RequestObserver] { state.withLock { $0.observers.map(\.observer) } }
+
+    // MARK: - Credentials
+
+    /// Notes a credential a performer sent with the request, such as an `Authorization` header's value, so that
+    /// logs, fixtures and error messages hide it wherever it appears, in the response as well (see ``Redaction``).
+    ///
+    /// - Parameter credential: The credential, as it was sent.
+    public func noteCredential(_ credential: String) {
+        state.withLock { state in
+            if !state.credentials.contains(credential) {
+                state.credentials.append(credential)
+            }
+        }
+    }
+
+    /// The credentials noted with ``noteCredential(_:)``, in order.
+    public var credentials: [String] { state.withLock { $0.credentials } }
 }

@@ -8,9 +8,11 @@
 /// // ← #4 200 OK POST https://api.example.com/login in 84.1ms (build 12.0µs, transport 83.9ms, …), 1 attempt
 /// ```
 ///
-/// Header values, JSON values and query items named by the ``Redaction`` are shown as `<redacted>`; by default
-/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`. Bodies, and the response's headers, are
-/// logged only when a ``bodyLimit`` is set, bodies cut to that many bytes.
+/// What the ``Redaction`` hides is shown as `<redacted>`: by default every credential the exchange carried (the
+/// values of `Authorization`, `Cookie`, `Set-Cookie` and the like, a URL's password, the credential store's tokens),
+/// wherever it appears, also echoed in a response; and the values under names such as `password`, `access_token` or
+/// `api_key` (``Redaction/defaultNames``). Bodies, and the response's headers, are logged only when a ``bodyLimit``
+/// is set, bodies cut to that many bytes.
 public struct LoggingObserver: RequestObserver {
     /// What is hidden.
     public var redaction: Redaction
@@ -40,22 +42,31 @@ public struct LoggingObserver: RequestObserver {
     /// - Parameter event: The event.
     public func observe(_ event: RequestEvent) {
         let method = event.request.httpMethod ?? "GET"
-        let url = redaction.url(event.request.url)
+        let redactor = Redactor(
+            redaction,
+            request: event.request,
+            response: event.response,
+            credentials: event.credentials,
+            readingBodies: bodyLimit != nil
+        )
+        let url = redactor.url(event.request.url)
         var lines: [String] = []
         switch event.kind {
         case .started:
             lines.append("→ #\(event.id) \(method) \(url)")
             for (name, value) in (event.request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-                lines.append("    \(name): \(redaction.value(value, of: Header(name)))")
+                lines.append("    \(name): \(redactor.header(value, of: Header(name)))")
             }
             if let bodyLimit, let body = event.request.httpBody, !body.isEmpty {
-                lines.append("    body: \(redaction.body(body, limit: bodyLimit))")
+                lines.append("    body: \(redactor.body(body, limit: bodyLimit))")
             }
         default:
             let attempts = event.attempts == 1 ? "1 attempt" : "\(event.attempts) attempts"
             let timing = "in \(PipelineMetrics.format(event.metrics.total)) (\(event.metrics))"
             if let error = event.error {
-                lines.append("← #\(event.id) \(method) \(url) failed \(timing), \(attempts): \(error.message)")
+                lines.append(
+                    "← #\(event.id) \(method) \(url) failed \(timing), \(attempts): \(redactor.text(error.message))"
+                )
             } else {
                 let status = event.response.map { "\($0.status) " } ?? ""
                 lines.append(
@@ -65,10 +76,10 @@ public struct LoggingObserver: RequestObserver {
             }
             if let bodyLimit, let response = event.response {
                 for field in response.headers {
-                    lines.append("    \(field.name.name): \(redaction.value(field.value, of: field.name))")
+                    lines.append("    \(field.name.name): \(redactor.header(field.value, of: field.name))")
                 }
                 if !response.body.isEmpty {
-                    lines.append("    body: \(redaction.body(response.body, limit: bodyLimit))")
+                    lines.append("    body: \(redactor.body(response.body, limit: bodyLimit))")
                 }
             }
         }

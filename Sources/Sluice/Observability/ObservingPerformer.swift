@@ -34,7 +34,13 @@ public final class ObservingPerformer: RequestPerformer {
         try await RequestContext.withContext(for: request) { context in
             if context.register(observer, id: ObjectIdentifier(self)) {
                 observer.observe(
-                    RequestEvent(kind: .started, id: context.id, request: request, attempts: max(context.attempts, 1))
+                    RequestEvent(
+                        kind: .started,
+                        id: context.id,
+                        request: request,
+                        attempts: max(context.attempts, 1),
+                        credentials: context.credentials
+                    )
                 )
             }
             return try await base.perform(request)

@@ -1,185 +1,158 @@
-/// What logs and cURL commands hide: header values, JSON values by key, and query items by name.
+/// What logs, fixtures, cURL commands and error messages hide: credentials by value, and values by name.
 ///
 /// ```swift
-/// let redaction = Redaction.default.adding(headers: ["X-API-Key"], jsonKeys: ["password", "token"], queryItems: ["sig"])
+/// let redaction = Redaction.default.adding(headers: ["X-Signature"], jsonKeys: ["pin"], queryItems: ["sig"])
 /// ```
 ///
-/// The default hides `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`, and always the password
-/// of a URL (`https://user:<redacted>@host/`). A hidden value is shown as `<redacted>`; names stay visible, so a log
-/// still says what was sent.
+/// A redaction hides in two ways, and a hidden value is shown as `<redacted>` (`%3Credacted%3E` in a URL or a form
+/// body); names stay visible, so a log still says what was sent.
 ///
-/// Bodies are redacted by what they hold: a JSON body by its object keys, a form body
-/// (`application/x-www-form-urlencoded`) by its field names, both against ``jsonKeys`` and ``queryItems``. Any
-/// other text is shown only when it mentions none of those names; otherwise only its size is, since there is no
-/// telling where its secrets are.
+/// - **By value.** Every credential of an exchange is collected from the request and the response: the values of
+///   `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` (the whole value, the token after the scheme,
+///   the user and password of `Basic`, each cookie's value), the values of the other hidden headers, a URL's
+///   password, the values under hidden names in the query and in either body, and the credentials a performer noted
+///   in the ``RequestContext`` (an ``AuthenticatingPerformer`` notes its tokens). Each is then hidden wherever it
+///   appears afterwards, in either direction: in headers, URLs, JSON at any depth, form bodies and plain text, also
+///   JSON-escaped, percent-encoded and in Base64. Values shorter than ``minimumSecretLength`` bytes are not matched by
+///   value, since they would turn ordinary text into noise; they are still hidden by name.
+/// - **By name.** The value of a header in ``headers``, and wherever a name in ``jsonKeys`` or ``queryItems`` stands:
+///   a header name, a JSON object key at any depth, a form field, a query item, a `name=value` or `name: value` in
+///   plain text, and in JSON or form text nested inside a JSON string. Names are compared case-insensitively and
+///   without `_`, `-` and `.`, so `access_token` also hides `accessToken`, `Access-Token` and `ACCESS.TOKEN`.
+///
+/// ``default`` hides the headers `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-API-Key`, and
+/// the names in ``defaultNames``; ``none`` hides nothing, for the rare fixture that must keep its credentials.
 public struct Redaction: Sendable, Hashable {
     /// The headers whose values are hidden.
     public var headers: Set<Header>
-    /// The JSON object keys whose values are hidden, at any depth of a body; compared case-insensitively.
-    public var jsonKeys: Set<String>
-    /// The query items whose values are hidden; compared case-insensitively.
-    public var queryItems: Set<String>
+    /// The names whose values are hidden wherever they stand (JSON keys at any depth, form fields, query items,
+    /// header names, plain text); kept lowercased, without `_`, `-` and `.`.
+    public var jsonKeys: Set<String> {
+        didSet { jsonKeys = Redaction.normalized(jsonKeys) }
+    }
+    /// More names hidden like ``jsonKeys``, named for the query items they usually are; kept in the same form.
+    public var queryItems: Set<String> {
+        didSet { queryItems = Redaction.normalized(queryItems) }
+    }
+    /// Whether the credentials of each exchange are hidden by value, and a URL's password; `true` but in ``none``.
+    public var hidesCredentialValues: Bool
 
     /// What stands for a hidden value.
     public static let placeholder = "<redacted>"
+
+    /// The fewest bytes a credential needs to be hidden by value: 4.
+    ///
+    /// Shorter values would turn ordinary text into noise; they are hidden by name only.
+    public static let minimumSecretLength = 4
 
     /// Creates a redaction.
     ///
     /// - Parameters:
     ///   - headers: The headers whose values are hidden.
-    ///   - jsonKeys: The JSON keys whose values are hidden.
-    ///   - queryItems: The query items whose values are hidden.
-    public init(headers: Set<Header> = [], jsonKeys: Set<String> = [], queryItems: Set<String> = []) {
+    ///   - jsonKeys: The names whose values are hidden, wherever they stand.
+    ///   - queryItems: More names hidden the same way.
+    ///   - hidesCredentialValues: Whether each exchange's credentials are hidden by value; `true` by default.
+    public init(
+        headers: Set<Header> = [],
+        jsonKeys: Set<String> = [],
+        queryItems: Set<String> = [],
+        hidesCredentialValues: Bool = true
+    ) {
         self.headers = headers
-        self.jsonKeys = Set(jsonKeys.map { $0.lowercased() })
-        self.queryItems = Set(queryItems.map { $0.lowercased() })
+        self.jsonKeys = Redaction.normalized(jsonKeys)
+        self.queryItems = Redaction.normalized(queryItems)
+        self.hidesCredentialValues = hidesCredentialValues
     }
 
-    /// Hides `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
-    public static let `default` = Redaction(headers: [.authorization, .proxyAuthorization, .cookie, .setCookie])
+    /// The names ``default`` hides wherever they stand: `authorization`, `proxy-authorization`, `cookie`,
+    /// `set-cookie`, `password`, `passwd`, `secret`, `client_secret`, `token`, `access_token`, `refresh_token`,
+    /// `id_token`, `api_key`, `apikey`, `x-api-key`, `session` and `private_key`, in any of their spellings.
+    public static let defaultNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "password", "passwd", "secret",
+        "client_secret", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "x-api-key",
+        "session", "private_key",
+    ]
+
+    /// Hides the credentials of every exchange by value; the headers `Authorization`, `Proxy-Authorization`,
+    /// `Cookie`, `Set-Cookie` and `X-API-Key`; and the ``defaultNames`` wherever they stand.
+    public static let `default` = Redaction(
+        headers: [.authorization, .proxyAuthorization, .cookie, .setCookie, "X-API-Key"],
+        jsonKeys: defaultNames
+    )
+
+    /// Hides nothing: fixtures and logs keep every credential.
+    ///
+    /// Only for exchanges whose credentials are thrown away.
+    public static let none = Redaction(hidesCredentialValues: false)
 
     /// This redaction with more names hidden.
     ///
     /// - Parameters:
     ///   - headers: More headers.
-    ///   - jsonKeys: More JSON keys.
-    ///   - queryItems: More query items.
+    ///   - jsonKeys: More names.
+    ///   - queryItems: More names.
     /// - Returns: The wider redaction.
     public func adding(headers: Set<Header> = [], jsonKeys: Set<String> = [], queryItems: Set<String> = []) -> Redaction
     {
         Redaction(
             headers: self.headers.union(headers),
             jsonKeys: self.jsonKeys.union(jsonKeys),
-            queryItems: self.queryItems.union(queryItems)
+            queryItems: self.queryItems.union(queryItems),
+            hidesCredentialValues: hidesCredentialValues
         )
     }
 
     /// A header's value, or the placeholder when the header is hidden.
+    ///
+    /// The value is hidden by name only; a log of an exchange also hides the exchange's credentials by value.
     ///
     /// - Parameters:
     ///   - value: The value.
     ///   - name: The header's name.
     /// - Returns: What may be shown.
     public func value(_ value: String, of name: Header) -> String {
-        headers.contains(name) ? Redaction.placeholder : value
+        Redactor(self).header(value, of: name)
     }
 
-    /// A URL with the values of hidden query items replaced.
+    /// A URL's text with its password and the values of hidden query items replaced.
     ///
     /// - Parameter url: The URL.
     /// - Returns: The URL's text, safe to show.
     public func url(_ url: URL?) -> String {
-        guard let url else { return "(no URL)" }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return url.absoluteString
-        }
-        if components.percentEncodedPassword != nil {
-            components.percentEncodedPassword = "%3Credacted%3E"
-        }
-        if !queryItems.isEmpty, let items = components.percentEncodedQueryItems {
-            components.percentEncodedQueryItems = items.map { item in
-                hides(field: item.name, among: queryItems)
-                    ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
-            }
-        }
-        return components.string ?? url.absoluteString
+        Redactor(self).url(url)
     }
 
-    /// A body as text, with the values of hidden keys and fields replaced, cut to a length.
+    /// A body as text, with the values under hidden names replaced, cut to a length.
     ///
     /// A JSON body is shown compact with its hidden values replaced; a form body with the values of its hidden
-    /// fields replaced; any other UTF-8 text as it is when it mentions no hidden key, and otherwise, like a body
-    /// that is not text, as a count of bytes.
+    /// fields replaced; any other UTF-8 text with the values after hidden names (`name=value`, `name: value`)
+    /// replaced; a body that is not text as a count of bytes.
     ///
     /// - Parameters:
     ///   - body: The body.
     ///   - limit: The most bytes of text shown, cut before a character rather than through it.
     /// - Returns: What may be shown.
     public func body(_ body: Data, limit: Int) -> String {
-        guard !body.isEmpty else { return "" }
-        guard let text = redacted(body)?.text else {
-            return "(\(body.count) bytes of binary data)"
-        }
-        return String(excerptOf: text.utf8, limit: limit)
+        Redactor(self).body(body, limit: limit)
     }
 
-    /// A body as text with what this redaction hides replaced, and whether anything was; `nil` when the body is
-    /// not UTF-8 text.
-    ///
-    /// ``body(_:limit:)`` shows the text; a recording keeps the original bytes unless something was hidden.
-    package func redacted(_ body: Data) -> (text: String, changed: Bool)? {
-        let hidden = jsonKeys.union(queryItems)
-        if let json = try? JSON(parsing: body) {
-            var writer = JSONWriter()
-            var changed = false
-            write(json, into: &writer, changed: &changed)
-            return (writer.text, changed)
-        }
-        guard let text = String(data: body, encoding: .utf8) else { return nil }
-        if let form = redactedForm(text, hiding: hidden) {
-            return form
-        }
-        let lowered = text.lowercased()
-        if hidden.contains(where: { lowered.contains($0) }) {
-            return ("(\(body.count) bytes, not shown: not JSON or form data, and it mentions a redacted name)", true)
-        }
-        return (text, false)
+    /// Whether a name, as it stands in a header, a JSON key, a form field, a query item or text, is hidden.
+    func hides(name: some StringProtocol) -> Bool {
+        let normalized = Redaction.normalized(name)
+        return jsonKeys.contains(normalized) || queryItems.contains(normalized)
     }
 
-    /// Whether a field, percent-encoded as in a query or a form body, is among the hidden names.
-    private func hides(field: some StringProtocol, among names: Set<String>) -> Bool {
-        let decoded = field.replacingOccurrences(of: "+", with: " ")
-        return names.contains((decoded.removingPercentEncoding ?? decoded).lowercased())
+    /// Whether a header's value is hidden by its name.
+    func hides(header: Header) -> Bool {
+        headers.contains(header) || hides(name: header.name)
     }
 
-    /// A form body (`name=value&…`) with the values of hidden fields replaced, and whether any was; `nil` when the
-    /// text is not one.
-    private func redactedForm(_ text: String, hiding hidden: Set<String>) -> (text: String, changed: Bool)? {
-        guard !text.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
-        var fields: [String] = []
-        var changed = false
-        for field in text.split(separator: "&", omittingEmptySubsequences: false) {
-            guard let equals = field.firstIndex(of: "="), equals != field.startIndex else { return nil }
-            let name = field[..<equals]
-            if hides(field: name, among: hidden) {
-                fields.append(name + "=%3Credacted%3E")
-                changed = true
-            } else {
-                fields.append(String(field))
-            }
-        }
-        return (fields.joined(separator: "&"), changed)
+    /// A name as it is compared: lowercased, without `_`, `-` and `.`.
+    static func normalized(_ name: some StringProtocol) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." }.map(Character.init))
     }
 
-    private func write(_ json: JSON, into writer: inout JSONWriter, changed: inout Bool) {
-        switch json.value {
-        case .object(let members):
-            writer.write(raw: "{")
-            for (index, member) in members.enumerated() {
-                if index > 0 {
-                    writer.write(raw: ",")
-                }
-                writer.write(string: member.key)
-                writer.write(raw: ":")
-                if jsonKeys.contains(member.key.lowercased()) {
-                    writer.write(string: Redaction.placeholder)
-                    changed = true
-                } else {
-                    write(member.value, into: &writer, changed: &changed)
-                }
-            }
-            writer.write(raw: "}")
-        case .array(let elements):
-            writer.write(raw: "[")
-            for (index, element) in elements.enumerated() {
-                if index > 0 {
-                    writer.write(raw: ",")
-                }
-                write(element, into: &writer, changed: &changed)
-            }
-            writer.write(raw: "]")
-        default:
-            writer.write(json)
-        }
+    private static func normalized(_ names: Set<String>) -> Set<String> {
+        Set(names.map { normalized($0) })
     }
 }

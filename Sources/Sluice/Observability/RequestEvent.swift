@@ -31,6 +31,9 @@ public struct RequestEvent: Sendable {
     ///
     /// A replay after 401 belongs to the attempt it answers.
     public let attempts: Int
+    /// The credentials performers sent with the request beyond its headers as built, noted in its
+    /// ``RequestContext``; a ``Redaction`` hides them wherever they appear.
+    public let credentials: [String]
 
     /// Creates an event.
     ///
@@ -42,6 +45,7 @@ public struct RequestEvent: Sendable {
     ///   - error: The error, if any.
     ///   - metrics: The stage times and byte counts.
     ///   - attempts: The number of transport attempts.
+    ///   - credentials: The credentials performers sent with the request.
     public init(
         kind: Kind,
         id: UInt64,
@@ -49,7 +53,8 @@ public struct RequestEvent: Sendable {
         response: HTTPResponse? = nil,
         error: SluiceError? = nil,
         metrics: PipelineMetrics = PipelineMetrics(),
-        attempts: Int = 1
+        attempts: Int = 1,
+        credentials: [String] = []
     ) {
         self.kind = kind
         self.id = id
@@ -58,5 +63,6 @@ public struct RequestEvent: Sendable {
         self.error = error
         self.metrics = metrics
         self.attempts = attempts
+        self.credentials = credentials
     }
 }

@@ -77,6 +77,7 @@ public struct APIClient: Client {
             if let context = exchange.context {
                 failure.attempts = max(context.attempts, 1)
                 failure.attemptFailures = context.failures
+                failure.credentials = context.credentials
             }
             failure.metrics = exchange.metrics
             finish(exchange, error: failure)
@@ -126,7 +127,7 @@ public struct APIClient: Client {
                 let response = try await TimeLimitedPerformer.race(within: deadline - elapsed.read(), clock: clock) {
                     try await requestPerformer.perform(urlRequest)
                 }
-                guard let response else { throw DeadlineExceeded() }
+                guard let response else { throw DeadlineExceeded(deadline: deadline) }
                 return response
             }
         } catch {
@@ -176,17 +177,20 @@ public struct APIClient: Client {
     /// Which of the response stages it names is read from the stage times, on a `ContinuousClock`.
     private func checkDeadline(_ elapsed: Stopwatch?, stage: SluiceError.Stage) throws(SluiceError) {
         if let deadline, let elapsed, elapsed.read() > deadline {
-            throw SluiceError(
-                .timedOut,
-                stage: stage,
-                message:
-                    "the request passed its deadline of \(PipelineMetrics.format(deadline)) during the \(stage) stage"
-            )
+            throw SluiceError(.timedOut, stage: stage, message: APIClient.deadlineMessage(deadline, stage: stage))
         }
     }
 
+    /// What a request that passed its deadline fails with, in any stage.
+    static func deadlineMessage(_ deadline: Duration, stage: SluiceError.Stage) -> String {
+        "the request passed its deadline of \(PipelineMetrics.format(deadline)) during the \(stage) stage"
+    }
+
     /// The transport was still running at the client's deadline.
-    struct DeadlineExceeded: Error {}
+    struct DeadlineExceeded: Error {
+        /// The deadline, for the message.
+        let deadline: Duration
+    }
 
     /// Wraps what a performer threw: a ``SluiceError`` passes through with the request added, a cancellation
     /// becomes ``SluiceError/Code/cancelled``, a timeout ``SluiceError/Code/timedOut``, anything else
@@ -201,11 +205,11 @@ public struct APIClient: Client {
         if (error as? URLError)?.code == .timedOut {
             return SluiceError(.timedOut, stage: .transport, request: request, underlyingError: error)
         }
-        if error is DeadlineExceeded {
+        if let exceeded = error as? DeadlineExceeded {
             return SluiceError(
                 .timedOut,
                 stage: .transport,
-                message: "the request passed its deadline during the transport stage",
+                message: deadlineMessage(exceeded.deadline, stage: .transport),
                 request: request
             )
         }

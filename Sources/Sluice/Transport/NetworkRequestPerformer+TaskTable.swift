@@ -63,7 +63,16 @@ extension NetworkRequestPerformer {
                     if idle < idleTimeout {
                         return idleTimeout - idle
                     }
-                    entry.failure = entry.failure ?? URLError(.timedOut)
+                    entry.failure =
+                        entry.failure
+                        ?? URLError(
+                            .timedOut,
+                            userInfo: [
+                                NSLocalizedDescriptionKey:
+                                    "no byte of the response within the idle timeout of "
+                                    + PipelineMetrics.format(idleTimeout)
+                            ]
+                        )
                     state.entries[identifier] = entry
                     return .zero
                 }
@@ -127,7 +136,8 @@ extension NetworkRequestPerformer {
         }
 
         /// Follows a redirect, without the credentials when it leaves the origin (scheme, host and port) that they
-        /// were sent to.
+        /// were sent to, and with the stored cookies for its URL, those the redirect response set included, as
+        /// URLSession sends them without a delegate.
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
@@ -141,7 +151,56 @@ extension NetworkRequestPerformer {
                     redirected.setValue(nil, forHTTPHeaderField: name)
                 }
             }
+            let configuration = session.configuration
+            if let storage = configuration.httpCookieStorage, configuration.httpShouldSetCookies,
+                let url = response.url
+            {
+                // Stored here as well as by URLSession, which may store them only after this method returns.
+                let fields = response.allHeaderFields.reduce(into: [String: String]()) { fields, field in
+                    if let name = field.key as? String, let value = field.value as? String {
+                        fields[name] = value
+                    }
+                }
+                storage.setCookies(
+                    HTTPCookie.cookies(withResponseHeaderFields: fields, for: url),
+                    for: url,
+                    mainDocumentURL: task.originalRequest?.mainDocumentURL ?? url
+                )
+            }
+            // The redirected request may not keep the original's choice about cookies.
+            redirected.httpShouldHandleCookies = task.originalRequest?.httpShouldHandleCookies ?? true
+            let storage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+            let stored = TaskTable.storedCookies(for: redirected, in: storage).filter { cookie in
+                TaskTable.matches(cookie, redirected.url)
+            }
+            let sent = Set(
+                (redirected.value(forHTTPHeaderField: "Cookie") ?? "").split(separator: ";").compactMap { pair in
+                    pair.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+                }
+            )
+            let added = stored.filter { !sent.contains($0.name) }.map { "\($0.name)=\($0.value)" }
+            if !added.isEmpty {
+                let present = redirected.value(forHTTPHeaderField: "Cookie").map { [$0] } ?? []
+                redirected.setValue((present + added).joined(separator: "; "), forHTTPHeaderField: "Cookie")
+            }
             completionHandler(redirected)
+        }
+
+        /// The cookies a storage holds for a request's domain, when the request handles cookies.
+        static func storedCookies(for request: URLRequest, in storage: HTTPCookieStorage?) -> [HTTPCookie] {
+            guard request.httpShouldHandleCookies, let url = request.url, let storage else { return [] }
+            return storage.cookies(for: url) ?? []
+        }
+
+        /// Whether a cookie's path matches a URL's (RFC 6265, 5.1.4), and a secure cookie goes over HTTPS only.
+        static func matches(_ cookie: HTTPCookie, _ url: URL?) -> Bool {
+            guard let url else { return false }
+            let path = url.path.isEmpty ? "/" : url.path
+            let scope = cookie.path.isEmpty ? "/" : cookie.path
+            let pathMatches =
+                path == scope
+                || (path.hasPrefix(scope) && (scope.hasSuffix("/") || path.dropFirst(scope.count).hasPrefix("/")))
+            return pathMatches && (url.scheme?.lowercased() == "https" || !cookie.isSecure)
         }
 
         static func sameOrigin(_ first: URL?, _ second: URL?) -> Bool {

@@ -3,10 +3,13 @@
 /// A performer owns a session made from a configuration, or uses a session you give it (with your delegate, for
 /// certificate pinning or metrics). On a session of its own, the performer follows redirects but drops the
 /// `Authorization`, `Proxy-Authorization` and `Cookie` headers when a redirect leaves the origin (scheme, host and
-/// port) they were sent to; on a given session, the session's delegate decides. Cancelling the task that awaits
-/// ``perform(_:)`` cancels the URLSession task at once. A response body larger than ``maximumBodySize`` fails the
-/// request with a ``SluiceError/Code/transport`` error that says so; on a session of its own the performer stops the
-/// transfer as soon as the limit is passed, on a given session once the body has arrived.
+/// port) they were sent to, and sends the cookies stored for a redirect's URL on it (those the redirect response set
+/// included), as URLSession does without a delegate; on a given session, the session's delegate decides. The cookies a
+/// request carries from the session's storage are noted in its ``RequestContext`` as credentials
+/// (``RequestContext/noteCredential(_:)``), so that logs and fixtures hide them wherever they appear. Cancelling the
+/// task that awaits ``perform(_:)`` cancels the URLSession task at once. A response body larger than
+/// ``maximumBodySize`` fails the request with a ``SluiceError/Code/transport`` error that says so; on a session of its
+/// own the performer stops the transfer as soon as the limit is passed, on a given session once the body has arrived.
 ///
 /// The request's `timeoutInterval` is enforced by the performer itself, the same way on every platform, as an
 /// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
@@ -26,6 +29,9 @@ public final class NetworkRequestPerformer: RequestPerformer {
     private let session: URLSession
     private let tasks: TaskTable
     private let ownsSession: Bool
+    /// The session's cookie storage, when the session sends stored cookies; read once, since the session's
+    /// configuration is a copy each time it is asked for.
+    private let cookieStorage: HTTPCookieStorage?
 
     /// Creates a performer with its own session.
     ///
@@ -38,6 +44,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.tasks = tasks
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
         self.ownsSession = true
+        self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
     }
 
     /// Creates a performer that sends requests with a session of yours, leaving its delegate in place.
@@ -54,6 +61,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.tasks = TaskTable()
         self.session = session
         self.ownsSession = false
+        let configuration = session.configuration
+        self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
     }
 
     /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting
@@ -73,6 +82,12 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        // The cookies URLSession adds are credentials too: logs and fixtures hide them wherever they appear.
+        if let cookieStorage, let context = RequestContext.current {
+            for cookie in TaskTable.storedCookies(for: request, in: cookieStorage) {
+                context.noteCredential(cookie.value)
+            }
+        }
         let tasks = self.tasks
         let task: URLSessionDataTask
         if ownsSession {

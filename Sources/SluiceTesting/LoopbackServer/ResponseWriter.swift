@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// What happens to a connection after a response has been written.
 enum ConnectionDisposition: Equatable {
@@ -152,7 +153,7 @@ struct ResponseWriter {
 
     /// The status line and header block, ending with the empty line.
     private static func head(status: Int, headers: [LoopbackHeader]) -> [UInt8] {
-        var text = "HTTP/1.1 \(status) \(HTTPReasonPhrase.phrase(for: status))\r\n"
+        var text = "HTTP/1.1 \(status) \(HTTPStatus(code: status).reasonPhrase)\r\n"
         for header in headers {
             text += "\(header.name): \(header.value)\r\n"
         }

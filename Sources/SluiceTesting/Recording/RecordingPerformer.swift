@@ -9,16 +9,17 @@ public import Sluice
 /// ```
 ///
 /// Each exchange is one JSON file, numbered in the order the responses arrived (`0001-GET-users.json`, four digits
-/// or more): the request's method, URL, headers and body, and the response's status, headers and body. Secrets
-/// never reach the file: header values, JSON values and query items named by the ``Sluice/Redaction`` (by default
-/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`) are written as `<redacted>`, in the request and
-/// in the response.
+/// or more): the request's method, URL, headers and body, and the response's status, headers and body. No credential
+/// reaches the file: the ``Sluice/Redaction`` (``Sluice/Redaction/default`` unless you pass another) replaces with
+/// `<redacted>` every credential the exchange carried, wherever it appears, in the request and in the response (the
+/// values of `Authorization`, `Cookie` and `Set-Cookie`, a URL's password, the credentials a performer noted in the
+/// request's context, which it reads when it runs above an ``Sluice/AuthenticatingPerformer``), and the values under
+/// hidden names (`password`, `access_token`, `api_key`…) in headers, the query and the bodies.
 ///
 /// Bodies keep their exact bytes: as text under `body` when they are UTF-8, in Base64 under `bodyBase64` otherwise.
-/// The one exception is a body in which the redaction hides something, as ``Sluice/Redaction/body(_:limit:)``
-/// shows it: a JSON body re-encoded, compact, with the hidden values replaced; a form body with its hidden fields
-/// replaced; other text that mentions a hidden name replaced by a note of its size. Its bytes then differ from the
-/// ones sent or received.
+/// The one exception is a body in which the redaction hides something: a JSON body re-encoded, compact, with the
+/// hidden values replaced; a form body with its hidden fields replaced; other text with the values after hidden names
+/// and each credential replaced. Its bytes then differ from the ones sent or received.
 public final class RecordingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -48,17 +49,23 @@ public final class RecordingPerformer: RequestPerformer {
     ///   could not be written.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let response = try await base.perform(request)
+        let redactor = Redactor(
+            redaction,
+            request: request,
+            response: response,
+            credentials: RequestContext.current?.credentials ?? []
+        )
         let fixture = Fixture(
             method: request.httpMethod ?? "GET",
-            url: redaction.url(request.url),
+            url: redactor.url(request.url),
             request: Fixture.Message(
-                headers: redacted(request.allHTTPHeaderFields ?? [:]),
-                body: recorded(request.httpBody ?? Data())
+                headers: redacted(request.allHTTPHeaderFields ?? [:], by: redactor),
+                body: redactor.recorded(request.httpBody ?? Data())
             ),
             status: response.status.code,
             response: Fixture.Message(
-                headers: redacted(response.headers.dictionary),
-                body: recorded(response.body)
+                headers: redacted(response.headers.dictionary, by: redactor),
+                body: redactor.recorded(response.body)
             )
         )
         let number = counter.withLock { counter in
@@ -68,20 +75,14 @@ public final class RecordingPerformer: RequestPerformer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let name =
             String(format: "%04d", number) + "-" + fixture.method + "-"
-            + (request.url?.path ?? "").split(separator: "/").joined(separator: "_") + ".json"
+            + (URLComponents(string: fixture.url)?.path ?? "").split(separator: "/").joined(separator: "_") + ".json"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(fixture).write(to: directory.appendingPathComponent(name), options: .atomic)
         return response
     }
 
-    private func redacted(_ headers: [String: String]) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: headers.map { ($0.key, redaction.value($0.value, of: Header($0.key))) })
-    }
-
-    /// A body as it is, unless the redaction hides something in it: then the body as the redaction shows it.
-    private func recorded(_ body: Data) -> Data {
-        guard let redacted = redaction.redacted(body), redacted.changed else { return body }
-        return Data(redacted.text.utf8)
+    private func redacted(_ headers: [String: String], by redactor: Redactor) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: headers.map { ($0.key, redactor.header($0.value, of: Header($0.key))) })
     }
 }

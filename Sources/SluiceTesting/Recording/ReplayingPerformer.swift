@@ -70,7 +70,8 @@ public final class ReplayingPerformer: RequestPerformer {
     /// - Returns: The recorded status, headers and body.
     /// - Throws: ``ReplayError`` when no fixture was recorded for the request's method and URL.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let key = ReplayingPerformer.key(request.httpMethod ?? "GET", redaction.url(request.url))
+        let url = Redactor(redaction, request: request, readingBodies: false).url(request.url)
+        let key = ReplayingPerformer.key(request.httpMethod ?? "GET", url)
         guard let recorded = fixtures[key], !recorded.isEmpty else {
             let known = fixtures.keys.sorted().map { "  \($0)" }.joined(separator: "\n")
             throw ReplayError(

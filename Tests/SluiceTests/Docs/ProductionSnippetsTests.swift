@@ -67,11 +67,7 @@ private enum APIDocs {
     }
 
     static func redaction() -> Redaction {
-        let redaction = Redaction.default.adding(
-            headers: ["X-API-Key"],
-            jsonKeys: ["password", "token"],
-            queryItems: ["sig"]
-        )
+        let redaction = Redaction.default.adding(headers: ["X-Signature"], jsonKeys: ["pin"], queryItems: ["sig"])
         return redaction
     }
 
@@ -149,8 +145,9 @@ private enum APIDocs {
     }
 
     @Test func apiDocumentationSnippetsBuildWhatTheyShow() async throws {
-        #expect(APIDocs.redaction().headers.contains("X-API-Key"))
-        #expect(APIDocs.redaction().jsonKeys == ["password", "token"])
+        #expect(APIDocs.redaction().headers.isSuperset(of: ["X-Signature", "X-API-Key", "Authorization"]))
+        #expect(APIDocs.redaction().jsonKeys == Redaction.default.jsonKeys.union(["pin"]))
+        #expect(APIDocs.redaction().jsonKeys.isSuperset(of: ["password", "accesstoken", "apikey", "xapikey"]))
         #expect(APIDocs.redaction().queryItems == ["sig"])
         #expect((APIDocs.timeLimits().requestPerformer as? TimeLimitedPerformer)?.limit == .seconds(12))
         #expect(APIDocs.policies().map { $0.requestPerformer is RetryingPerformer } == [true, true])

@@ -107,7 +107,7 @@ private enum Readme {
                 .retrying(RetryPolicy(maximumAttempts: 3))  // full jitter, Retry-After, idempotent methods only
                 .authenticated(by: tokens)  // one shared refresh on 401, never loops
                 .deduplicated()  // identical GETs in flight share one call
-                .logged(redacting: .default),  // Authorization and cookies hidden
+                .logged(redacting: .default),  // credentials hidden wherever they appear
             deadline: .seconds(30)
         )
     }

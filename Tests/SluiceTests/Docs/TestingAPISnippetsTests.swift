@@ -118,5 +118,21 @@ enum TestingAPISnippets {
             server.route("/slow", response: .text("late").delayed(by: .seconds(2)))
             server.route("/flaky", response: .text("lost").injecting(.closeMidBody(afterBytes: 2)))
         }
+
+        @Test func echoAndRedirect() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.route("/anything") { request in .echo(of: request, as: .json) }
+            server.route("/login", response: .redirect(to: "/home").addingHeader("Set-Cookie", "session=abc; Path=/"))
+            server.route("/home") { request in .text(request.header("Cookie") ?? "") }
+            var request = URLRequest(url: server.url("/anything?page=2"))
+            request.setValue("ada", forHTTPHeaderField: "X-User")
+            let echoed = try await NetworkRequestPerformer().perform(request)
+            let json = try JSON(parsing: echoed.body)
+            #expect(json["args"]?["page"]?.string == "2")
+            #expect(json["headers"]?["X-User"]?.string == "ada")
+            let home = try await NetworkRequestPerformer().perform(URLRequest(url: server.url("/login")))
+            #expect(String(decoding: home.body, as: UTF8.self) == "session=abc")
+        }
     }
 }

@@ -27,7 +27,10 @@ import Testing
 
     @Test func describesStatuses() {
         #expect(HTTPStatus.notFound.description == "404 Not Found")
-        #expect(HTTPStatus(code: 299).description == "299")
+        #expect(HTTPStatus(code: 299).description == "299 unknown")
+        #expect(HTTPStatus(code: 418).description == "418 I'm a Teapot")
+        #expect(HTTPStatus(code: 507).description == "507 Insufficient Storage")
+        #expect(HTTPStatus(code: 404, reasonPhrase: "").description == "404 Not Found")
         #expect(HTTPStatus(code: 200, reasonPhrase: "Fine") == .ok)
         #expect(HTTPStatus(integerLiteral: 503).kind == .serverError)
         #expect(HTTPStatus(code: 99).kind == .invalid)

@@ -22,7 +22,7 @@ import Testing
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .timedOut)
         #expect(error.stage == .transport)
-        #expect(error.message == "the request passed its deadline during the transport stage")
+        #expect(error.message == "the request passed its deadline of 300.00ms during the transport stage")
     }
 
     @Test func reportsTheStageADeadlineRanOutIn() async throws {

@@ -81,7 +81,7 @@ private final class Recorder: RequestObserver {
         let log = recorder.lines.withLock { $0 }.joined(separator: "\n")
         #expect(!log.contains("body:"))
         #expect(!log.contains("s3cr3t-token"))
-        #expect(log.contains("X-Api-Key: s3cr3t-key"), "only the default redaction applies")
+        #expect(!log.contains("s3cr3t-key"), "the default redaction hides X-API-Key")
     }
 
     @Test func rendersCurlWithoutSecrets() throws {
@@ -106,12 +106,13 @@ private final class Recorder: RequestObserver {
         )
     }
 
-    @Test func withholdsOtherTextThatMentionsAHiddenName() {
-        // Not JSON (a trailing comma), so there is no telling where the secret is: only the size is shown.
+    @Test func hidesTheValuesAfterHiddenNamesInOtherText() {
+        // Not JSON (a trailing comma): the value after each hidden name is replaced as in plain text.
         let broken = Data(#"{"user":"ada","password":"s3cr3t",}"#.utf8)
+        #expect(redaction.body(broken, limit: 1_000) == #"{"user":"ada","password":"<redacted>",}"#)
+        let text = Data("token=s3cr3t-1 and then\nAPI-Key: Bearer s3cr3t-2 s3cr3t-3\nsecret 'x'".utf8)
         #expect(
-            redaction.body(broken, limit: 1_000)
-                == "(35 bytes, not shown: not JSON or form data, and it mentions a redacted name)"
+            redaction.body(text, limit: 1_000) == "token=<redacted> and then\nAPI-Key: <redacted>\nsecret 'x'"
         )
         var request = URLRequest(url: server.url("/login"))
         request.httpBody = broken

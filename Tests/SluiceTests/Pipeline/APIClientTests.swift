@@ -58,6 +58,27 @@ import Testing
         )
     }
 
+    @Test func namesEveryStatusWithItsReasonPhrase() async throws {
+        let teapot = StubPerformer(always: HTTPResponse(status: 418, body: Data("short and stout".utf8)))
+        let error = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: teapot).perform(Avatar())
+        }
+        #expect(
+            error.description == """
+                error: unacceptable status 418 I'm a Teapot
+                  --> GET https://api.example.com/avatar.png [stage: status]
+                   |
+                   | status: 418 I'm a Teapot
+                   | body: short and stout
+                """
+        )
+        let unregistered = StubPerformer(always: HTTPResponse(status: 599))
+        let unknown = try await #require(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: unregistered).perform(Avatar())
+        }
+        #expect(unknown.message == "unacceptable status 599 unknown")
+    }
+
     @Test func keepsTheRawBodyWhenTheErrorBodyDoesNotDecode() async throws {
         let stub = StubPerformer(responses: [
             HTTPResponse(status: .badGateway, body: Data("<html>bad gateway</html>".utf8))
@@ -173,7 +194,6 @@ import Testing
                 error: cannot build the request: no base URL configured
                   --> (request not built) [stage: build]
                    |
-                   | caused by: no base URL configured
                 """
         )
     }

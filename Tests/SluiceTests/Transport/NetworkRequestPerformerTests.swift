@@ -97,6 +97,27 @@ import Testing
         #expect(response.status.code == code)
     }
 
+    @Test func sendsACookieSetByARedirectOnTheRequestItRedirectsTo() async throws {
+        server.route("GET", "/cookies/set") { _ in
+            LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "k=v; Path=/cookies")
+        }
+        server.route("GET", "/elsewhere/set") { _ in
+            LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "scoped=1; Path=/elsewhere")
+        }
+        server.route("GET", "/cookies/show") { request in .text(request.header("Cookie") ?? "(none)") }
+        let redirected = try await performer.perform(request("/cookies/set"))
+        #expect(String(decoding: redirected.body, as: UTF8.self) == "k=v")
+        #expect(String(decoding: try await performer.perform(request("/cookies/show")).body, as: UTF8.self) == "k=v")
+        // A cookie whose path does not match the redirect's URL stays behind.
+        let scoped = try await performer.perform(request("/elsewhere/set"))
+        #expect(String(decoding: scoped.body, as: UTF8.self) == "k=v")
+        // A request that handles no cookies gets none on its redirect either.
+        var plain = request("/cookies/set")
+        plain.httpShouldHandleCookies = false
+        let fresh = NetworkRequestPerformer(configuration: .ephemeral)
+        #expect(String(decoding: try await fresh.perform(plain).body, as: UTF8.self) == "(none)")
+    }
+
     @Test func receivesAChunkedBodyIntact() async throws {
         let body = Data(String(repeating: "chunk-", count: 5_000).utf8)
         server.route("GET", "/chunked", response: LoopbackResponse(body: body, fault: .chunked(chunkSize: 777)))
@@ -152,6 +173,14 @@ import Testing
         }
         #expect(error.code == .timedOut)
         #expect(error.stage == .transport)
+        #expect(
+            error.description == """
+                error: the request timed out during the transport stage
+                  --> GET \(server.url("/slow")) [stage: transport]
+                   |
+                   | caused by: URLError -1001: no byte of the response within the idle timeout of 200.00ms
+                """
+        )
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(200))
         #expect(elapsed < .seconds(15))

@@ -153,7 +153,7 @@ import Testing
         #expect(form["request"]?["body"]?.string == "user=ada&password=%3Credacted%3E")
         let text = try String(contentsOf: directory.appendingPathComponent("0002-PUT-login.json"), encoding: .utf8)
         #expect(!text.contains("s3cr3t"), "\(text)")
-        #expect(text.contains("11 bytes, not shown"))
+        #expect(text.contains(#""body" : "sig: <redacted>""#))
     }
 
     @Test func replaysInTheOrderOfTheFixtureNumbersPastFourDigits() async throws {
@@ -180,6 +180,26 @@ import Testing
             answers.append(String(decoding: try await replay.perform(Fetch(url: url)), as: UTF8.self))
         }
         #expect(answers == ["998", "9999", "10000", "10001", "by hand", "by hand"])
+    }
+
+    @Test func rendersAReplayMissOnceAndInsideTheGutter() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-none-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let replay = APIClient(requestPerformer: try ReplayingPerformer(directory: directory))
+        let url = try #require(URL(string: "https://api.example.com/users"))
+        let error = try await #require(throws: SluiceError.self) { try await replay.perform(Fetch(url: url)) }
+        #expect(
+            error.description == """
+                error: the request failed: no fixture in \(directory.path) for GET https://api.example.com/users; \
+                the fixtures are for:
+                  --> GET https://api.example.com/users [stage: transport]
+                   |
+                   |   (none)
+                """
+        )
     }
 
     @Test func refusesAnUnreadableFixture() throws {

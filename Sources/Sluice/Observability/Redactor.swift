@@ -1,0 +1,192 @@
+/// A ``Redaction`` applied to one exchange: what it hides by name, and the exchange's credentials by value.
+///
+/// The one redaction behind logs, fixtures, cURL commands and error messages. It collects the credentials once, when
+/// it is made, from the request, the response and the credentials performers noted; then every text it shows goes
+/// through the by-name rules and one pass that replaces every known credential.
+package struct Redactor: Sendable {
+    /// The rules.
+    package let redaction: Redaction
+    private let secrets: SecretMatcher
+
+    /// What stands for a hidden value in a URL or a form body.
+    private static let encodedPlaceholder = "%3Credacted%3E"
+
+    /// The headers whose values are credentials whatever the redaction's names.
+    private static let credentialHeaders: Set<Header> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
+
+    /// Collects the credentials of an exchange.
+    ///
+    /// - Parameters:
+    ///   - redaction: The rules.
+    ///   - request: The request, as sent or as built.
+    ///   - response: The response, if one arrived.
+    ///   - credentials: The credentials performers noted in the request's context.
+    ///   - readingBodies: Whether to look for credentials under hidden names in the bodies too; a log that shows no
+    ///     body skips the parse.
+    package init(
+        _ redaction: Redaction,
+        request: URLRequest? = nil,
+        response: HTTPResponse? = nil,
+        credentials: [String] = [],
+        readingBodies: Bool = true
+    ) {
+        self.redaction = redaction
+        guard redaction.hidesCredentialValues else {
+            secrets = SecretMatcher([])
+            return
+        }
+        let names = NameRedaction(redaction: redaction)
+        var found: [String] = []
+        for credential in credentials {
+            Redactor.collect(authorization: credential, into: &found)
+        }
+        if let request {
+            for (name, value) in request.allHTTPHeaderFields ?? [:] {
+                Redactor.collect(
+                    header: Header(name),
+                    value: value,
+                    hidden: redaction.hides(header: Header(name)),
+                    into: &found
+                )
+            }
+            if let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+                found += [components.password, components.percentEncodedPassword].compactMap { $0 }
+                for item in components.queryItems ?? [] where redaction.hides(name: item.name) {
+                    found += [item.value].compactMap { $0 }
+                }
+            }
+            if readingBodies, let body = request.httpBody {
+                _ = names.redacted(body, found: &found)
+            }
+        }
+        if let response {
+            for field in response.headers {
+                Redactor.collect(
+                    header: field.name,
+                    value: field.value,
+                    hidden: redaction.hides(header: field.name),
+                    into: &found
+                )
+            }
+            if readingBodies {
+                _ = names.redacted(response.body, found: &found)
+            }
+        }
+        secrets = SecretMatcher(found)
+    }
+
+    /// A header's value, or the placeholder when the header is hidden; any credential in it replaced.
+    package func header(_ value: String, of name: Header) -> String {
+        redaction.hides(header: name)
+            ? Redaction.placeholder : secrets.replacing(in: value, with: Redaction.placeholder)
+    }
+
+    /// A URL's text, with its password, the values of hidden query items and any credential replaced.
+    package func url(_ url: URL?) -> String {
+        guard let url else { return "(no URL)" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return secrets.replacing(in: url.absoluteString, with: Redactor.encodedPlaceholder)
+        }
+        if redaction.hidesCredentialValues, components.percentEncodedPassword != nil {
+            components.percentEncodedPassword = Redactor.encodedPlaceholder
+        }
+        if let items = components.percentEncodedQueryItems, items.contains(where: { hides(field: $0.name) }) {
+            components.percentEncodedQueryItems = items.map { item in
+                hides(field: item.name) ? URLQueryItem(name: item.name, value: Redactor.encodedPlaceholder) : item
+            }
+        }
+        return secrets.replacing(in: components.string ?? url.absoluteString, with: Redactor.encodedPlaceholder)
+    }
+
+    /// Any text, such as an error message, with the credentials replaced.
+    package func text(_ text: String) -> String {
+        secrets.replacing(in: text, with: Redaction.placeholder)
+    }
+
+    /// A body as text, cut to a length: as it is when nothing in it is hidden, otherwise as ``redacted(_:)`` shows
+    /// it; a body that is not UTF-8 as a count of bytes.
+    package func body(_ body: Data, limit: Int) -> String {
+        guard !body.isEmpty else { return "" }
+        guard let redacted = redacted(body) else {
+            return "(\(body.count) bytes of binary data)"
+        }
+        return redacted.changed
+            ? String(excerptOf: redacted.text.utf8, limit: limit) : String(excerptOf: body, limit: limit)
+    }
+
+    /// A body as text with what this redaction hides replaced, and whether anything was; `nil` when the body is
+    /// not UTF-8 text.
+    ///
+    /// A JSON body comes back compact, whether or not anything was hidden.
+    package func redacted(_ body: Data) -> (text: String, changed: Bool)? {
+        var ignored: [String] = []
+        guard let named = NameRedaction(redaction: redaction).redacted(body, found: &ignored) else { return nil }
+        let placeholder = named.isForm ? Redactor.encodedPlaceholder : Redaction.placeholder
+        if let replaced = secrets.replacing(named.text.utf8, with: placeholder) {
+            return (String(decoding: replaced, as: UTF8.self), true)
+        }
+        return (named.text, named.changed)
+    }
+
+    /// A body's bytes as a fixture keeps them: the same bytes, unless something in them is hidden; then a text body
+    /// as ``redacted(_:)`` shows it, and other bytes with each credential replaced.
+    package func recorded(_ body: Data) -> Data {
+        if let redacted = redacted(body) {
+            return redacted.changed ? Data(redacted.text.utf8) : body
+        }
+        return secrets.replacing(body, with: Redaction.placeholder).map { Data($0) } ?? body
+    }
+
+    /// Whether a field, percent-encoded as in a query, is hidden.
+    private func hides(field: String) -> Bool {
+        redaction.hides(name: field.removingPercentEncoding ?? field)
+    }
+
+    /// Collects the credentials in a header's value: all of it for a hidden header, and for the credential headers
+    /// the parts too.
+    private static func collect(header: Header, value: String, hidden: Bool, into found: inout [String]) {
+        switch header {
+        case .authorization, .proxyAuthorization:
+            collect(authorization: value, into: &found)
+        case .cookie, .setCookie:
+            found.append(value)
+            collect(cookies: value, into: &found)
+        default:
+            if hidden {
+                found.append(value)
+            }
+        }
+    }
+
+    /// Collects an authorization value, the credential after its scheme, and a `Basic` credential's user and
+    /// password.
+    private static func collect(authorization value: String, into found: inout [String]) {
+        found.append(value)
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return }
+        let credential = parts[1].trimmingCharacters(in: .whitespaces)
+        found.append(credential)
+        if parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: credential),
+            let pair = String(data: decoded, encoding: .utf8)
+        {
+            found.append(pair)
+            found += pair.split(separator: ":", maxSplits: 1).map(String.init)
+        }
+    }
+
+    /// The attributes of a `Set-Cookie` value, which are not credentials.
+    private static let cookieAttributes: Set<String> = [
+        "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "partitioned", "priority",
+    ]
+
+    /// Collects the values of a `Cookie` or `Set-Cookie` header (`a=1; b=2`, `a=1; Path=/`, several joined by
+    /// commas).
+    private static func collect(cookies value: String, into found: inout [String]) {
+        for pair in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+            guard !cookieAttributes.contains(name.lowercased()) else { continue }
+            found.append(String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
