@@ -18,6 +18,12 @@ let package = Package(
             ],
             path: "Benchmarks/SluiceBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // The peak resident memory of one parse of a large document: `swift run -c release ParsePeakMemory`.
+        .executableTarget(
+            name: "ParsePeakMemory",
+            dependencies: [.product(name: "SluiceJSON", package: "Sluice")],
+            path: "Benchmarks/ParsePeakMemory"
+        ),
     ]
 )

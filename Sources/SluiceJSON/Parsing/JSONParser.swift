@@ -17,9 +17,72 @@ struct JSONParser {
         self.bytes = bytes
         self.count = count
         self.maximumDepth = maximumDepth
-        // A first guess from typical documents: one entry per 8 bytes. The tape doubles when full.
-        self.tapeCapacity = max(16, count / 8)
-        self.tape = .allocate(capacity: 2 * tapeCapacity)
+        // Sized once, from a count of the bytes that can start or end an entry, so that the tape never grows while
+        // the document is parsed (a doubling tape peaks at three times its final size while the old one is copied).
+        self.tapeCapacity = JSONParser.entryBound(bytes, count: count)
+        self.tape = JSONParser.allocateTape(capacity: tapeCapacity)
+    }
+
+    /// An upper bound on the number of entries the parser can append for a document, valid or not.
+    ///
+    /// A string entry takes two quotes; a container entry, its opening bracket; a number or a literal is followed by
+    /// a comma or a closing bracket, except the last value of the document; each of these bytes is counted once, so
+    /// `quotes / 2 + structural + 1` bounds the entries. Bytes inside strings are counted too, which only loosens
+    /// the bound: ``shrinkTape()`` returns the unused end of the tape. Sixteen bytes are compared at a time.
+    static func entryBound(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        // Each byte adds 1 for a quote and 2 for a comma or bracket to a lane, so 127 blocks fit a byte lane.
+        var twice = 0
+        var index = 0
+        let raw = UnsafeRawPointer(bytes)
+        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let comma = SIMD16<UInt8>(repeating: UInt8(ascii: ","))
+        let openBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "{"))
+        let closeBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "}"))
+        let caseBit = SIMD16<UInt8>(repeating: 0x20)
+        let one = SIMD16<UInt8>(repeating: 1)
+        let two = SIMD16<UInt8>(repeating: 2)
+        while index &+ 16 <= count {
+            var lanes = SIMD16<UInt8>()
+            let end = min(count &- 15, index &+ 127 &* 16)
+            while index < end {
+                let block = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                // '[' and ']' are '{' and '}' without bit 5.
+                let folded = block | caseBit
+                let structural = (folded .== openBracket) .| (folded .== closeBracket) .| (block .== comma)
+                lanes &+= one.replacing(with: 0, where: .!(block .== quote))
+                lanes &+= two.replacing(with: 0, where: .!structural)
+                index &+= 16
+            }
+            twice &+= Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                twice &+= 1
+            } else if byte == UInt8(ascii: ",") || byte | 0x20 == UInt8(ascii: "{") || byte | 0x20 == UInt8(ascii: "}")
+            {
+                twice &+= 2
+            }
+            index &+= 1
+        }
+        return twice / 2 &+ 2
+    }
+
+    private static func allocateTape(capacity: Int) -> UnsafeMutablePointer<UInt64> {
+        guard let memory = malloc(capacity &* 16) else {
+            fatalError("out of memory for a JSON tape of \(capacity) entries")
+        }
+        return memory.bindMemory(to: UInt64.self, capacity: 2 &* capacity)
+    }
+
+    /// Returns the unused end of the tape to the allocator.
+    ///
+    /// For a large tape (one the allocator maps on its own) this unmaps the pages in place; the pages past the last
+    /// entry were never written, so they were never resident.
+    private mutating func shrinkTape() {
+        guard entries < tapeCapacity, let smaller = realloc(tape, max(1, entries) &* 16) else { return }
+        tape = smaller.bindMemory(to: UInt64.self, capacity: 2 &* max(1, entries))
+        tapeCapacity = max(1, entries)
     }
 
     /// Parses a document into storage that owns a padded copy of the bytes.
@@ -49,7 +112,7 @@ struct JSONParser {
         do {
             try parser.parseDocument()
         } catch {
-            parser.tape.deallocate()
+            free(parser.tape)
             let located = JSONError(
                 error.code,
                 error.reason,
@@ -59,6 +122,7 @@ struct JSONParser {
             copy.deallocate()
             throw located
         }
+        parser.shrinkTape()
         return JSONStorage(bytes: copy, byteCount: input.count, tape: parser.tape, entryCount: parser.entries)
     }
 
@@ -74,12 +138,16 @@ struct JSONParser {
         entries &+= 1
     }
 
+    /// Doubles the tape.
+    ///
+    /// ``entryBound(_:count:)`` makes this unreachable; it stays as the safe answer should the
+    /// bound ever be wrong.
     private mutating func grow() {
-        let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: 4 * tapeCapacity)
-        bigger.moveInitialize(from: tape, count: 2 * entries)
-        tape.deallocate()
-        tape = bigger
-        tapeCapacity *= 2
+        guard let bigger = realloc(tape, tapeCapacity &* 32) else {
+            fatalError("out of memory for a JSON tape of \(2 &* tapeCapacity) entries")
+        }
+        tape = bigger.bindMemory(to: UInt64.self, capacity: 4 &* tapeCapacity)
+        tapeCapacity &*= 2
     }
 
     // MARK: - Structure
