@@ -75,12 +75,13 @@ struct JSONParser {
         return memory.bindMemory(to: UInt64.self, capacity: 2 &* capacity)
     }
 
-    /// Returns the unused end of the tape to the allocator.
+    /// Returns the unused end of the tape to the allocator, when it is more than half the tape.
     ///
-    /// For a large tape (one the allocator maps on its own) this unmaps the pages in place; the pages past the last
-    /// entry were never written, so they were never resident.
+    /// The pages past the last entry were never written, so they hold no memory until the allocator hands them out
+    /// again; returning them costs a call, which is worth it only when the bound was loose (strings full of commas,
+    /// say). For a large tape (one the allocator maps on its own) this unmaps the pages in place.
     private mutating func shrinkTape() {
-        guard entries < tapeCapacity, let smaller = realloc(tape, max(1, entries) &* 16) else { return }
+        guard entries < tapeCapacity / 2, let smaller = realloc(tape, max(1, entries) &* 16) else { return }
         tape = smaller.bindMemory(to: UInt64.self, capacity: 2 &* max(1, entries))
         tapeCapacity = max(1, entries)
     }
