@@ -19,11 +19,12 @@ let package = Package(
             path: "Benchmarks/SluiceBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // The peak resident memory of one parse of a large document: `swift run -c release ParsePeakMemory`.
+        // The peak resident memory of one parse of a large document: `swift run -c release ParsePeakMemory`. It is
+        // under Tools/, as the benchmark plugin runs every executable directly under Benchmarks/ as a benchmark.
         .executableTarget(
             name: "ParsePeakMemory",
             dependencies: [.product(name: "SluiceJSON", package: "Sluice")],
-            path: "Benchmarks/ParsePeakMemory"
+            path: "Benchmarks/Tools/ParsePeakMemory"
         ),
     ]
 )

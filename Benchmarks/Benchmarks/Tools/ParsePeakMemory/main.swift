@@ -13,9 +13,10 @@ import SluiceJSON
 /// real corpora repeated in an array.
 let shapes = ["rest_users", "short_records", "twitter", "citm_catalog", "canada"]
 
-/// The directory of the real corpora, beside this package's manifest.
+/// The directory of the real corpora, beside this package's manifest (this file is
+/// `Benchmarks/Benchmarks/Tools/ParsePeakMemory/main.swift`).
 let corpus = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Corpus")
 
 /// A field of `/proc/self/status` in bytes (`VmRSS`, `VmHWM`).
