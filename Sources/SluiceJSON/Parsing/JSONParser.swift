@@ -39,8 +39,6 @@ struct JSONParser {
         let openBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "{"))
         let closeBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "}"))
         let caseBit = SIMD16<UInt8>(repeating: 0x20)
-        let one = SIMD16<UInt8>(repeating: 1)
-        let two = SIMD16<UInt8>(repeating: 2)
         while index &+ 16 <= count {
             var lanes = SIMD16<UInt8>()
             let end = min(count &- 15, index &+ 127 &* 16)
@@ -49,8 +47,10 @@ struct JSONParser {
                 // '[' and ']' are '{' and '}' without bit 5.
                 let folded = block | caseBit
                 let structural = (folded .== openBracket) .| (folded .== closeBracket) .| (block .== comma)
-                lanes &+= one.replacing(with: 0, where: .!(block .== quote))
-                lanes &+= two.replacing(with: 0, where: .!structural)
+                // A true lane of a mask is all ones, -1: subtracting it adds one.
+                lanes &-= unsafeBitCast(block .== quote, to: SIMD16<UInt8>.self)
+                let structuralLanes = unsafeBitCast(structural, to: SIMD16<UInt8>.self)
+                lanes &-= structuralLanes &+ structuralLanes
                 index &+= 16
             }
             twice &+= Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
@@ -188,10 +188,19 @@ struct JSONParser {
     @inline(__always)
     private mutating func skipWhitespace() {
         while true {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+            let byte = bytes[position]
+            // Every whitespace byte is at most a space, so most calls, in compact documents, end at this compare.
+            if byte > UInt8(ascii: " ") {
+                return
+            }
+            if byte == UInt8(ascii: " ") {
+                // Indentation comes in runs of spaces: skip them eight at a time (the padding makes the load safe).
+                let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
+                let others = UInt64(littleEndian: word) ^ 0x2020_2020_2020_2020
+                position &+= others == 0 ? 8 : others.trailingZeroBitCount &>> 3
+            } else if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") {
                 position &+= 1
-            default:
+            } else {
                 return
             }
         }
@@ -450,7 +459,7 @@ struct JSONParser {
                 )
             } else if byte >= 0x80 {
                 flags &= ~JSONStorage.stringIsASCII
-                cursor = try validateUTF8(at: cursor)
+                cursor = try validateUTF8Run(at: cursor)
             } else {
                 // A byte above a flagged one, flagged falsely; it is plain.
                 cursor &+= 1
@@ -543,6 +552,34 @@ struct JSONParser {
 
     private static func printable(_ byte: UInt8) -> String {
         (0x20..<0x7F).contains(byte) ? String(Character(Unicode.Scalar(byte))) : "x" + String(byte, radix: 16)
+    }
+
+    /// Validates the UTF-8 sequences from `cursor` (a byte of 0x80 or more) up to the next ASCII byte and returns
+    /// its offset.
+    ///
+    /// Text outside ASCII comes in runs (a Japanese sentence, say): two- and three-byte sequences whose every byte is
+    /// in range are stepped over here; anything else, errors included, goes through ``validateUTF8(at:)``. The
+    /// padding's zeros are not continuation bytes, so no sequence is accepted past the end.
+    @inline(__always)
+    private func validateUTF8Run(at start: Int) throws(Failure) -> Int {
+        var cursor = start
+        while true {
+            let lead = bytes[cursor]
+            if lead < 0x80 {
+                return cursor
+            }
+            let second = bytes[cursor &+ 1]
+            if lead &- 0xC2 <= 0xDF - 0xC2, second & 0xC0 == 0x80 {
+                cursor &+= 2
+                continue
+            }
+            // E1 to EF but not ED: every continuation byte from 80 to BF is allowed.
+            if lead &- 0xE1 <= 0xEF - 0xE1, lead != 0xED, second & 0xC0 == 0x80, bytes[cursor &+ 2] & 0xC0 == 0x80 {
+                cursor &+= 3
+                continue
+            }
+            cursor = try validateUTF8(at: cursor)
+        }
     }
 
     /// Validates one UTF-8 sequence starting at `cursor` (a byte of 0x80 or more) and returns the offset after it.
