@@ -18,6 +18,24 @@ let package = Package(
             ],
             path: "Benchmarks/SluiceBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // A template for users: their own request's response stages, timed one by one beside JSONDecoder. It is built
+        // and run with the project's own benchmarks, so that it keeps compiling.
+        .executableTarget(
+            name: "StageBenchmarkTemplate",
+            dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/StageBenchmarkTemplate",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The peak resident memory of one parse of a large document: `swift run -c release ParsePeakMemory`. It is
+        // under Tools/, as the benchmark plugin runs every executable directly under Benchmarks/ as a benchmark.
+        .executableTarget(
+            name: "ParsePeakMemory",
+            dependencies: [.product(name: "SluiceJSON", package: "Sluice")],
+            path: "Benchmarks/Tools/ParsePeakMemory"
+        ),
     ]
 )

@@ -137,6 +137,23 @@ import Testing
         )
     }
 
+    @Test func aSyntaxErrorInUTF16OrUTF32IsLocatedInTheInputsBytes() throws {
+        // `[1,]` little-endian with a mark: the ']' is the fourth character, at byte 2 + 3 * 2 of UTF-16 and
+        // byte 4 + 3 * 4 of UTF-32.
+        let utf16 = Data([0xFF, 0xFE]) + Data("[1,]".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        let utf32 = Data([0xFF, 0xFE, 0x00, 0x00]) + Data("[1,]".utf8.flatMap { [$0, 0, 0, 0] })
+        #expect(#expect(throws: JSONError.self) { try JSON(parsing: utf16) }?.offset == 8)
+        #expect(#expect(throws: JSONError.self) { try JSON(parsing: utf32) }?.offset == 16)
+        // Three characters that take three bytes each in UTF-8 and two in UTF-16 (found by the fuzzer): the string
+        // ends unterminated at the end of the input, not past it.
+        let error = #expect(throws: JSONError.self) {
+            try JSON(parsing: Data([0x00, 0x22, 0xEF, 0x00, 0x80, 0x04, 0x38, 0xA9]))
+        }
+        #expect(error?.code == .unexpectedEnd)
+        #expect(error?.offset == 8)
+        #expect(error?.column == 5)
+    }
+
     @Test func aByteOrderMarkKeepsErrorOffsetsThoseOfTheInput() throws {
         let bytes = Data([0xEF, 0xBB, 0xBF]) + Data("[1,]".utf8)
         let error = #expect(throws: JSONError.self) { try JSON(parsing: bytes) }

@@ -50,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    let order = BenchmarkPayload.all[4]
+    let order = BenchmarkPayload.order
     let stub = StubBodyPerformer(body: order.data)
     let client = APIClient(requestPerformer: stub)
     let request = DecodeRequest<Order>(decoder: JSONDocumentDecoder(dateDecodingStrategy: .secondsSince1970))
@@ -140,6 +140,20 @@ struct BenchmarkPayload: Sendable {
         )
     }
 
+    /// The 1 KB order, which the pipeline benchmarks also use.
+    static let order = make(
+        "order_1kb",
+        Payloads.order,
+        Order.self,
+        sluice: JSONDocumentDecoder(dateDecodingStrategy: .secondsSince1970),
+        foundation: {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return decoder
+        }()
+    )
+
+    /// The generated payloads, then the real corpora decoded into the same models (with no strategies).
     static let all: [BenchmarkPayload] = [
         make("twitter", Payloads.twitter, SearchResponse.self),
         make("citm_catalog", Payloads.catalog, Catalog.self),
@@ -156,16 +170,10 @@ struct BenchmarkPayload: Sendable {
                 return decoder
             }()
         ),
-        make(
-            "order_1kb",
-            Payloads.order,
-            Order.self,
-            sluice: JSONDocumentDecoder(dateDecodingStrategy: .secondsSince1970),
-            foundation: {
-                let decoder = JSONDecoder()
-                decoder.dateDecodingStrategy = .secondsSince1970
-                return decoder
-            }()
-        ),
+        make("rest_list_plain", Payloads.restList, PlainUserList.self),
+        order,
+        make("real_twitter", RealCorpus.twitter, SearchResponse.self),
+        make("real_citm_catalog", RealCorpus.catalog, Catalog.self),
+        make("real_canada", RealCorpus.canada, FeatureCollection.self),
     ]
 }

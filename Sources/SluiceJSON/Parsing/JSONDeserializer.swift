@@ -65,16 +65,32 @@ public struct JSONDeserializer: Sendable {
         if data.isEmpty, !emptyBody.isRejected {
             return .null
         }
-        let result = data.withUnsafeBytes { bytes in
+        let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<JSONStorage, JSONError> in
             Result { () throws(JSONError) in
                 let (encoding, markLength) = JSONTextEncoding.detect(bytes)
                 guard encoding != .utf8 else {
                     return try JSONParser.parse(bytes, maximumDepth: maximumDepth, maximumSize: maximumSize)
                 }
                 let text = try encoding.utf8(of: bytes, skipping: markLength)
-                return try text.withUnsafeBytes { text in
+                return try text.withUnsafeBufferPointer { text -> Result<JSONStorage, JSONError> in
                     Result { () throws(JSONError) in
-                        try JSONParser.parse(text, maximumDepth: maximumDepth, maximumSize: maximumSize)
+                        do throws(JSONError) {
+                            return try JSONParser.parse(
+                                UnsafeRawBufferPointer(text),
+                                maximumDepth: maximumDepth,
+                                maximumSize: maximumSize
+                            )
+                        } catch {
+                            // Located in the transcoded text: the line, column and excerpt stay, and the offset
+                            // becomes the input's, which is what the caller has.
+                            throw JSONError(
+                                error.code,
+                                error.reason,
+                                at: error.offset,
+                                in: text,
+                                inputOffset: encoding.inputOffset(of: error.offset, in: text, markLength: markLength)
+                            )
+                        }
                     }
                 }.get()
             }

@@ -17,9 +17,73 @@ struct JSONParser {
         self.bytes = bytes
         self.count = count
         self.maximumDepth = maximumDepth
-        // A first guess from typical documents: one entry per 8 bytes. The tape doubles when full.
-        self.tapeCapacity = max(16, count / 8)
-        self.tape = .allocate(capacity: 2 * tapeCapacity)
+        // Sized once, from a count of the bytes that can start or end an entry, so that the tape never grows while
+        // the document is parsed (a doubling tape peaks at three times its final size while the old one is copied).
+        self.tapeCapacity = JSONParser.entryBound(bytes, count: count)
+        self.tape = JSONParser.allocateTape(capacity: tapeCapacity)
+    }
+
+    /// An upper bound on the number of entries the parser can append for a document, valid or not.
+    ///
+    /// A string entry takes two quotes; a container entry, its opening bracket; a number or a literal is followed by
+    /// a comma or a closing bracket, except the last value of the document; each of these bytes is counted once, so
+    /// `quotes / 2 + structural + 1` bounds the entries. Bytes inside strings are counted too, which only loosens
+    /// the bound: ``shrinkTape()`` returns the unused end of the tape. Sixteen bytes are compared at a time.
+    static func entryBound(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        // Each byte adds 1 for a quote and 2 for a comma or bracket to a lane, so 127 blocks fit a byte lane.
+        var twice = 0
+        var index = 0
+        let raw = UnsafeRawPointer(bytes)
+        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let comma = SIMD16<UInt8>(repeating: UInt8(ascii: ","))
+        let openBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "{"))
+        let closeBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "}"))
+        let caseBit = SIMD16<UInt8>(repeating: 0x20)
+        while index &+ 16 <= count {
+            var lanes = SIMD16<UInt8>()
+            let end = min(count &- 15, index &+ 127 &* 16)
+            while index < end {
+                let block = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                // '[' and ']' are '{' and '}' without bit 5.
+                let folded = block | caseBit
+                let structural = (folded .== openBracket) .| (folded .== closeBracket) .| (block .== comma)
+                // A true lane of a mask is all ones, -1: subtracting it adds one.
+                lanes &-= unsafeBitCast(block .== quote, to: SIMD16<UInt8>.self)
+                let structuralLanes = unsafeBitCast(structural, to: SIMD16<UInt8>.self)
+                lanes &-= structuralLanes &+ structuralLanes
+                index &+= 16
+            }
+            twice &+= Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                twice &+= 1
+            } else if byte == UInt8(ascii: ",") || byte | 0x20 == UInt8(ascii: "{") || byte | 0x20 == UInt8(ascii: "}")
+            {
+                twice &+= 2
+            }
+            index &+= 1
+        }
+        return twice / 2 &+ 2
+    }
+
+    private static func allocateTape(capacity: Int) -> UnsafeMutablePointer<UInt64> {
+        guard let memory = malloc(capacity &* 16) else {
+            fatalError("out of memory for a JSON tape of \(capacity) entries")
+        }
+        return memory.bindMemory(to: UInt64.self, capacity: 2 &* capacity)
+    }
+
+    /// Returns the unused end of the tape to the allocator, when it is more than half the tape.
+    ///
+    /// The pages past the last entry were never written, so they hold no memory until the allocator hands them out
+    /// again; returning them costs a call, which is worth it only when the bound was loose (strings full of commas,
+    /// say). For a large tape (one the allocator maps on its own) this unmaps the pages in place.
+    private mutating func shrinkTape() {
+        guard entries < tapeCapacity / 2, let smaller = realloc(tape, max(1, entries) &* 16) else { return }
+        tape = smaller.bindMemory(to: UInt64.self, capacity: 2 &* max(1, entries))
+        tapeCapacity = max(1, entries)
     }
 
     /// Parses a document into storage that owns a padded copy of the bytes.
@@ -49,7 +113,7 @@ struct JSONParser {
         do {
             try parser.parseDocument()
         } catch {
-            parser.tape.deallocate()
+            free(parser.tape)
             let located = JSONError(
                 error.code,
                 error.reason,
@@ -59,6 +123,7 @@ struct JSONParser {
             copy.deallocate()
             throw located
         }
+        parser.shrinkTape()
         return JSONStorage(bytes: copy, byteCount: input.count, tape: parser.tape, entryCount: parser.entries)
     }
 
@@ -74,12 +139,16 @@ struct JSONParser {
         entries &+= 1
     }
 
+    /// Doubles the tape.
+    ///
+    /// ``entryBound(_:count:)`` makes this unreachable; it stays as the safe answer should the
+    /// bound ever be wrong.
     private mutating func grow() {
-        let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: 4 * tapeCapacity)
-        bigger.moveInitialize(from: tape, count: 2 * entries)
-        tape.deallocate()
-        tape = bigger
-        tapeCapacity *= 2
+        guard let bigger = realloc(tape, tapeCapacity &* 32) else {
+            fatalError("out of memory for a JSON tape of \(2 &* tapeCapacity) entries")
+        }
+        tape = bigger.bindMemory(to: UInt64.self, capacity: 4 &* tapeCapacity)
+        tapeCapacity &*= 2
     }
 
     // MARK: - Structure
@@ -119,10 +188,19 @@ struct JSONParser {
     @inline(__always)
     private mutating func skipWhitespace() {
         while true {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+            let byte = bytes[position]
+            // Every whitespace byte is at most a space, so most calls, in compact documents, end at this compare.
+            if byte > UInt8(ascii: " ") {
+                return
+            }
+            if byte == UInt8(ascii: " ") {
+                // Indentation comes in runs of spaces: skip them eight at a time (the padding makes the load safe).
+                let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
+                let others = UInt64(littleEndian: word) ^ 0x2020_2020_2020_2020
+                position &+= others == 0 ? 8 : others.trailingZeroBitCount &>> 3
+            } else if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") {
                 position &+= 1
-            default:
+            } else {
                 return
             }
         }
@@ -381,7 +459,7 @@ struct JSONParser {
                 )
             } else if byte >= 0x80 {
                 flags &= ~JSONStorage.stringIsASCII
-                cursor = try validateUTF8(at: cursor)
+                cursor = try validateUTF8Run(at: cursor)
             } else {
                 // A byte above a flagged one, flagged falsely; it is plain.
                 cursor &+= 1
@@ -474,6 +552,34 @@ struct JSONParser {
 
     private static func printable(_ byte: UInt8) -> String {
         (0x20..<0x7F).contains(byte) ? String(Character(Unicode.Scalar(byte))) : "x" + String(byte, radix: 16)
+    }
+
+    /// Validates the UTF-8 sequences from `cursor` (a byte of 0x80 or more) up to the next ASCII byte and returns
+    /// its offset.
+    ///
+    /// Text outside ASCII comes in runs (a Japanese sentence, say): two- and three-byte sequences whose every byte is
+    /// in range are stepped over here; anything else, errors included, goes through ``validateUTF8(at:)``. The
+    /// padding's zeros are not continuation bytes, so no sequence is accepted past the end.
+    @inline(__always)
+    private func validateUTF8Run(at start: Int) throws(Failure) -> Int {
+        var cursor = start
+        while true {
+            let lead = bytes[cursor]
+            if lead < 0x80 {
+                return cursor
+            }
+            let second = bytes[cursor &+ 1]
+            if lead &- 0xC2 <= 0xDF - 0xC2, second & 0xC0 == 0x80 {
+                cursor &+= 2
+                continue
+            }
+            // E1 to EF but not ED: every continuation byte from 80 to BF is allowed.
+            if lead &- 0xE1 <= 0xEF - 0xE1, lead != 0xED, second & 0xC0 == 0x80, bytes[cursor &+ 2] & 0xC0 == 0x80 {
+                cursor &+= 3
+                continue
+            }
+            cursor = try validateUTF8(at: cursor)
+        }
     }
 
     /// Validates one UTF-8 sequence starting at `cursor` (a byte of 0x80 or more) and returns the offset after it.

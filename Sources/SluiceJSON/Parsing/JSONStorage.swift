@@ -36,7 +36,8 @@ final class JSONStorage: @unchecked Sendable {
 
     deinit {
         bytes.deallocate()
-        tape.deallocate()
+        // The parser allocates the tape with `malloc`, so that it can be shrunk in place with `realloc`.
+        free(tape)
     }
 
     // MARK: - Entry layout

@@ -9,6 +9,26 @@ enum JSONTextEncoding: Equatable {
     case utf16(bigEndian: Bool)
     case utf32(bigEndian: Bool)
 
+    /// The offset in the input of the character at `offset` in its text transcoded to UTF-8.
+    ///
+    /// - Parameters:
+    ///   - offset: An offset in `text`, up to its length.
+    ///   - text: The input's text in UTF-8, as ``utf8(of:skipping:)`` wrote it (so well formed).
+    ///   - markLength: The length of the byte order mark that the text leaves out.
+    /// - Returns: The offset of the same character in the input, in bytes.
+    func inputOffset(of offset: Int, in text: UnsafeBufferPointer<UInt8>, markLength: Int) -> Int {
+        var inputOffset = markLength
+        for byte in text[..<min(offset, text.count)] where byte & 0xC0 != 0x80 {
+            switch self {
+            case .utf8: inputOffset += 1
+            // A scalar beyond the Basic Multilingual Plane (four bytes in UTF-8) takes a surrogate pair.
+            case .utf16: inputOffset += byte >= 0xF0 ? 4 : 2
+            case .utf32: inputOffset += 4
+            }
+        }
+        return self == .utf8 ? markLength + offset : inputOffset
+    }
+
     /// The encoding of some bytes, and the length of the byte order mark that announced it (0 when none did).
     static func detect(_ bytes: UnsafeRawBufferPointer) -> (encoding: JSONTextEncoding, markLength: Int) {
         let count = bytes.count
