@@ -11,7 +11,7 @@ struct PollingTimeout: Error, CustomStringConvertible {
 ///   - timeout: How long to wait at most.
 ///   - condition: The condition, read on each poll.
 /// - Throws: ``PollingTimeout`` naming `what` when the condition does not hold within `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else {

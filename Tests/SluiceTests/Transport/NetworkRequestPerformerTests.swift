@@ -237,7 +237,8 @@ import Testing
         let ended = ContinuousClock.now - start
         #expect(error.code == .cancelled)
         #expect(error.stage == .transport)
-        #expect(ended < .seconds(5), "the task ended \(ended) after cancel()")
+        // Well short of the 60-second delay, with room for a machine busy with the rest of the suite.
+        #expect(ended < .seconds(15), "the task ended \(ended) after cancel()")
         // The URLSession task let go of its connection: the server, waiting out its delay, sees the client close.
         try await waitUntil("the connection closed") { server.openConnections == 0 }
     }

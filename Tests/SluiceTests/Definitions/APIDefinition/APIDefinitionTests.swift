@@ -221,7 +221,8 @@ private enum AccountsAPI: TestAPIDefinition {
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Well short of the 30-second delay, with room for a machine busy with the rest of the suite.
+        #expect(ContinuousClock.now - start < .seconds(15))
     }
 
     @Test func runsSampleDataThroughTheRealParseStages() async throws {

@@ -141,7 +141,7 @@ struct LoopbackServerConnectionTests {
         server.stop()
         let elapsed = clock.now - start
 
-        #expect(elapsed < .seconds(5), "stop() cut the 30-second delay short")
+        #expect(elapsed < .seconds(15), "stop() cut the 30-second delay short")
         #expect(client.readToEnd().isEmpty, "nothing was sent after stopping")
         #expect(server.openConnections == 0)
     }
@@ -169,7 +169,7 @@ struct LoopbackServerConnectionTests {
         let start = clock.now
         server.stop()
 
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(8), "stop() cut the 10-second drip short")
         #expect(String(decoding: client.readToEnd(), as: UTF8.self) == "H")
     }
 
