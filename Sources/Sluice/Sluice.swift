@@ -1,7 +1,6 @@
 // Sluice's public API is made of Foundation types (`Data`, `URL`, `URLRequest`), so a client that writes
 // `import Sluice` gets them too, as the seed samples expect.
 @_exported public import Foundation
-
 // The JSON engine is its own module; `import Sluice` brings its document, decoder and errors with it.
 @_exported public import SluiceJSON
 

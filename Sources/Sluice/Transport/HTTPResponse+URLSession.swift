@@ -13,3 +13,11 @@ extension HTTPResponse {
         self.init(status: HTTPStatus(code: response.statusCode), headers: headers, body: body, url: response.url)
     }
 }
+
+extension StreamedHTTPResponse {
+    /// Creates a streamed response from URLSession's head and a body still arriving.
+    init(_ response: HTTPURLResponse, body: HTTPBody) {
+        let head = HTTPResponse(response, body: Data())
+        self.init(status: head.status, headers: head.headers, url: head.url, body: body)
+    }
+}

@@ -6,6 +6,14 @@ extension NetworkRequestPerformer {
     final class TaskTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         private struct Entry {
             var continuation: CheckedContinuation<HTTPResponse, any Error>?
+            /// For a streamed request: who waits for the head, until it arrives.
+            var head: CheckedContinuation<StreamedHTTPResponse, any Error>?
+            /// For a streamed request: the body's writer, once the head has arrived.
+            var writer: HTTPBody.Writer?
+            /// For a streamed request, whether the task is suspended while the reader catches up.
+            var paused = false
+            /// For a buffered request, the largest body accepted; for a streamed one, the most bytes held for a
+            /// reader that is behind.
             var limit: Int
             var body = Data()
             var response: HTTPURLResponse?
@@ -36,6 +44,25 @@ extension NetworkRequestPerformer {
             return !cancelled
         }
 
+        /// Registers a streamed task; returns whether to resume it (not when it was cancelled first).
+        func startStream(
+            _ identifier: Int,
+            head: CheckedContinuation<StreamedHTTPResponse, any Error>,
+            bufferLimit: Int
+        ) -> Bool {
+            let cancelled = state.withLock { state in
+                if state.cancelledEarly.remove(identifier) != nil {
+                    return true
+                }
+                state.entries[identifier] = Entry(head: head, limit: bufferLimit)
+                return false
+            }
+            if cancelled {
+                head.resume(throwing: URLError(.cancelled))
+            }
+            return !cancelled
+        }
+
         /// The number of tasks started and not completed.
         var count: Int { state.withLock { $0.entries.count } }
 
@@ -60,7 +87,7 @@ extension NetworkRequestPerformer {
                 let remaining = self.state.withLock { state -> Duration? in
                     guard var entry = state.entries[identifier] else { return nil }
                     let idle = ContinuousClock.now - entry.lastActivity
-                    if idle < idleTimeout {
+                    if idle < idleTimeout || entry.paused {
                         return idleTimeout - idle
                     }
                     entry.failure =
@@ -103,6 +130,30 @@ extension NetworkRequestPerformer {
             didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
+            let identifier = dataTask.taskIdentifier
+            let streamed = state.withLock {
+                state -> (CheckedContinuation<StreamedHTTPResponse, any Error>, HTTPBody)? in
+                guard var entry = state.entries[identifier], let head = entry.head else { return nil }
+                let length = response.expectedContentLength
+                let (body, writer) = HTTPBody.makeStream(expectedLength: length >= 0 ? length : nil)
+                entry.head = nil
+                entry.writer = writer
+                entry.response = response as? HTTPURLResponse
+                entry.lastActivity = .now
+                state.entries[identifier] = entry
+                return (head, body)
+            }
+            if let (head, body) = streamed {
+                guard let http = response as? HTTPURLResponse else {
+                    completionHandler(.cancel)
+                    head.resume(throwing: URLError(.badServerResponse))
+                    return
+                }
+                watchReader(of: dataTask)
+                completionHandler(.allow)
+                head.resume(returning: StreamedHTTPResponse(http, body: body))
+                return
+            }
             let tooLarge = state.withLock { state -> Int? in
                 guard var entry = state.entries[dataTask.taskIdentifier] else { return nil }
                 entry.response = response as? HTTPURLResponse
@@ -117,7 +168,86 @@ extension NetworkRequestPerformer {
             completionHandler(tooLarge == nil ? .allow : .cancel)
         }
 
+        /// Ends the transfer when the reader of a streamed body goes, and, where URLSession can pause a transfer,
+        /// resumes it when the reader has caught up.
+        private func watchReader(of task: URLSessionDataTask) {
+            let identifier = task.taskIdentifier
+            guard
+                let (writer, limit) = state.withLock({ state in
+                    state.entries[identifier].flatMap { entry in entry.writer.map { ($0, entry.limit) } }
+                })
+            else { return }
+            writer.onTermination { [weak task] _ in
+                task?.cancel()
+            }
+            #if canImport(Darwin)
+            writer.onDemand(highWater: TaskTable.pauseThreshold(limit), lowWater: TaskTable.pauseThreshold(limit) / 4) {
+                [weak self, weak task] in
+                guard let self, let task else { return }
+                let resume = self.state.withLock { state -> Bool in
+                    guard state.entries[identifier]?.paused == true else { return false }
+                    state.entries[identifier]?.paused = false
+                    state.entries[identifier]?.lastActivity = .now
+                    return true
+                }
+                if resume {
+                    task.resume()
+                }
+            }
+            #endif
+        }
+
+        /// The waiting bytes at which a transfer is paused: a quarter of the buffer limit, so that the chunks
+        /// already on their way when it pauses fit in the rest.
+        private static func pauseThreshold(_ limit: Int) -> Int {
+            max(limit / 4, 1)
+        }
+
+        /// Hands a chunk of a streamed body to its reader; pauses the transfer when the reader is behind where
+        /// URLSession can, and fails it when the reader is more than the buffer limit behind.
+        private func deliver(_ data: Data, to task: URLSessionDataTask) -> Bool {
+            let identifier = task.taskIdentifier
+            guard
+                let (writer, limit) = state.withLock({ state -> (HTTPBody.Writer, Int)? in
+                    guard var entry = state.entries[identifier], let writer = entry.writer, entry.failure == nil else {
+                        return nil
+                    }
+                    entry.lastActivity = .now
+                    state.entries[identifier] = entry
+                    return (writer, entry.limit)
+                })
+            else { return false }
+            let buffered = writer.write(data)
+            if buffered > limit {
+                state.withLock { state in
+                    state.entries[identifier]?.failure = SluiceError(
+                        .transport,
+                        message: "the reader of the streamed body fell more than \(limit) bytes behind, the "
+                            + "performer's stream buffer limit; URLSession on this platform cannot pause a transfer"
+                    )
+                }
+                task.cancel()
+                return true
+            }
+            #if canImport(Darwin)
+            if buffered > TaskTable.pauseThreshold(limit) {
+                let pause = state.withLock { state -> Bool in
+                    guard state.entries[identifier]?.paused == false else { return false }
+                    state.entries[identifier]?.paused = true
+                    return true
+                }
+                if pause {
+                    task.suspend()
+                }
+            }
+            #endif
+            return true
+        }
+
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            if deliver(data, to: dataTask) {
+                return
+            }
             let exceeded = state.withLock { state -> Bool in
                 guard var entry = state.entries[dataTask.taskIdentifier], entry.failure == nil else { return false }
                 defer { state.entries[dataTask.taskIdentifier] = entry }
@@ -231,6 +361,14 @@ extension NetworkRequestPerformer {
         }
 
         private func resume(_ entry: Entry, response: URLResponse?, error: (any Error)?) {
+            if let head = entry.head {
+                head.resume(throwing: entry.failure ?? error ?? URLError(.badServerResponse))
+                return
+            }
+            if let writer = entry.writer {
+                writer.finish(throwing: entry.failure ?? error)
+                return
+            }
             guard let continuation = entry.continuation else { return }
             if let failure = entry.failure ?? error {
                 continuation.resume(throwing: failure)
@@ -244,11 +382,7 @@ extension NetworkRequestPerformer {
         }
 
         private static func tooLarge(declared: Int64?, limit: Int) -> SluiceError {
-            let size = declared.map { "\($0) bytes" } ?? "more than \(limit) bytes"
-            return SluiceError(
-                .transport,
-                message: "the response body is \(size), more than the limit of \(limit) bytes"
-            )
+            HTTPBody.tooLarge(size: declared.map { "\($0) bytes" } ?? "more than \(limit) bytes", limit: limit)
         }
     }
 }

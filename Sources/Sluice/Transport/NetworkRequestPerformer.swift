@@ -25,6 +25,8 @@
 public final class NetworkRequestPerformer: RequestPerformer {
     /// The largest response body accepted, in bytes.
     public let maximumBodySize: Int
+    /// The most bytes of a streamed body held for a reader that is behind; see ``stream(_:)``.
+    public let streamBufferLimit: Int
 
     private let session: URLSession
     private let tasks: TaskTable
@@ -38,8 +40,14 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Parameters:
     ///   - configuration: The session configuration; `.ephemeral` by default (no cookies or cache on disk).
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
-    public init(configuration: URLSessionConfiguration = .ephemeral, maximumBodySize: Int = 64 << 20) {
+    ///   - streamBufferLimit: The most bytes of a streamed body held for a reader that is behind; 16 MiB by default.
+    public init(
+        configuration: URLSessionConfiguration = .ephemeral,
+        maximumBodySize: Int = 64 << 20,
+        streamBufferLimit: Int = 16 << 20
+    ) {
         self.maximumBodySize = maximumBodySize
+        self.streamBufferLimit = streamBufferLimit
         let tasks = TaskTable()
         self.tasks = tasks
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
@@ -58,6 +66,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
     public init(session: URLSession, maximumBodySize: Int = 64 << 20) {
         self.maximumBodySize = maximumBodySize
+        self.streamBufferLimit = maximumBodySize
         self.tasks = TaskTable()
         self.session = session
         self.ownsSession = false
@@ -82,12 +91,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        // The cookies URLSession adds are credentials too: logs and fixtures hide them wherever they appear.
-        if let cookieStorage, let context = RequestContext.current {
-            for cookie in TaskTable.storedCookies(for: request, in: cookieStorage) {
-                context.noteCredential(cookie.value)
-            }
-        }
+        noteStoredCookies(for: request)
         let tasks = self.tasks
         let task: URLSessionDataTask
         if ownsSession {
@@ -117,6 +121,64 @@ public final class NetworkRequestPerformer: RequestPerformer {
         } onCancel: {
             tasks.cancel(identifier)
             task.cancel()
+        }
+    }
+}
+
+extension NetworkRequestPerformer {
+    /// Sends a request and returns as soon as the response's head has arrived, with the body arriving in chunks as
+    /// URLSession's delegate receives them.
+    ///
+    /// The request's `timeoutInterval` is the idle timeout between chunks, as for ``perform(_:)``;
+    /// ``maximumBodySize`` does not apply, since the body is not held. Cancelling the task that reads the body, or
+    /// dropping the body before its end, cancels the URLSession task at once.
+    ///
+    /// Where URLSession can pause a transfer (Apple platforms), a reader that falls a quarter of
+    /// ``streamBufferLimit`` behind pauses it until it has read most of what is waiting. FoundationNetworking on
+    /// Linux cannot: suspending a task there takes the transfer out of libcurl, and resuming it sends the request
+    /// again from the start. There, the chunks wait in memory for the reader, and a reader that falls more than
+    /// ``streamBufferLimit`` behind fails the stream with a ``SluiceError/Code/transport`` error that says so,
+    /// rather than holding a body of any size. Reading as fast as the network delivers keeps it bounded.
+    ///
+    /// On a session given at creation, whose delegate is not the performer's, the body arrives complete and is
+    /// handed out as one chunk.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The status, headers and the body to read.
+    /// - Throws: `URLError` when the transfer fails before the head (`.cancelled` when the calling task was
+    ///   cancelled); the body throws what fails it later.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        guard ownsSession else {
+            return StreamedHTTPResponse(try await perform(request))
+        }
+        noteStoredCookies(for: request)
+        let tasks = self.tasks
+        let task = session.dataTask(with: request)
+        let identifier = task.taskIdentifier
+        let limit = streamBufferLimit
+        let timeout = request.timeoutInterval
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if tasks.startStream(identifier, head: continuation, bufferLimit: limit) {
+                    if let idleTimeout = Duration(idleTimeout: timeout) {
+                        tasks.watch(task, idleTimeout: idleTimeout)
+                    }
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            tasks.cancel(identifier)
+            task.cancel()
+        }
+    }
+
+    /// Notes the cookies URLSession adds from the session's storage as credentials, so that logs and fixtures hide
+    /// them wherever they appear.
+    private func noteStoredCookies(for request: URLRequest) {
+        if let cookieStorage, let context = RequestContext.current {
+            for cookie in TaskTable.storedCookies(for: request, in: cookieStorage) {
+                context.noteCredential(cookie.value)
+            }
         }
     }
 }

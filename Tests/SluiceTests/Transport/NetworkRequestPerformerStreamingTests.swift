@@ -1,0 +1,140 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+/// `NetworkRequestPerformer.stream(_:)` against the loopback server.
+@Suite struct NetworkRequestPerformerStreamingTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+    }
+
+    /// A response that takes ten seconds to send, so that a test can end it long before it ends on its own.
+    static let tenSecondDrip = LoopbackResponse(body: pattern(20_000)).injecting(
+        .drip(bytes: 100, every: .milliseconds(50))
+    )
+
+    /// A body whose byte `i` is `i % 251`, so that a chunk out of place shows.
+    static func pattern(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8($0 % 251) })
+    }
+
+    @Test func streamsABodyInChunksThatAddUpToIt() async throws {
+        let body = Self.pattern(4 << 20)
+        server.route("/big", response: LoopbackResponse(headers: [LoopbackHeader("X-Kind", "pattern")], body: body))
+        let performer = NetworkRequestPerformer()
+        let response = try await performer.stream(URLRequest(url: server.url("/big")))
+        #expect(response.status == .ok)
+        #expect(response.headers["x-kind"] == "pattern")
+        #expect(response.body.expectedLength == Int64(body.count))
+        var received = Data()
+        var chunks = 0
+        for try await chunk in response.body {
+            received.append(chunk)
+            chunks += 1
+        }
+        #expect(received == body)
+        #expect(chunks > 1)
+        try await waitUntil("the task has ended") { performer.requestsInFlight == 0 }
+    }
+
+    @Test func streamsAChunkedBody() async throws {
+        let body = Self.pattern(100_000)
+        server.route("/chunked", response: LoopbackResponse(body: body).injecting(.chunked(chunkSize: 1_000)))
+        let response = try await NetworkRequestPerformer().stream(URLRequest(url: server.url("/chunked")))
+        #expect(response.body.expectedLength == nil)
+        #expect(try await response.body.collect(upTo: 1 << 20) == body)
+    }
+
+    @Test func aConnectionCutMidBodyFailsTheBodyAfterTheBytesBeforeIt() async throws {
+        server.route(
+            "/cut",
+            response: LoopbackResponse(body: Self.pattern(10_000)).injecting(.closeMidBody(afterBytes: 3_000))
+        )
+        let performer = NetworkRequestPerformer()
+        let response = try await performer.stream(URLRequest(url: server.url("/cut")))
+        #expect(response.status == .ok)
+        var received = Data()
+        await #expect(throws: URLError.self) {
+            for try await chunk in response.body {
+                received.append(chunk)
+            }
+        }
+        #expect(received == Self.pattern(3_000))
+    }
+
+    @Test func droppingTheBodyEndsTheTransfer() async throws {
+        server.route(
+            "/slow",
+            response: Self.tenSecondDrip
+        )
+        let performer = NetworkRequestPerformer()
+        do {
+            let response = try await performer.stream(URLRequest(url: server.url("/slow")))
+            var iterator = response.body.makeAsyncIterator()
+            _ = try await iterator.next()
+            #expect(performer.requestsInFlight == 1)
+        }
+        try await waitUntil("the dropped body's task has ended") { performer.requestsInFlight == 0 }
+    }
+
+    @Test func cancellingTheReadingTaskEndsTheTransferAtOnce() async throws {
+        server.route(
+            "/slow",
+            response: Self.tenSecondDrip
+        )
+        let performer = NetworkRequestPerformer()
+        let response = try await performer.stream(URLRequest(url: server.url("/slow")))
+        let reader = Task { try await response.body.collect(upTo: 1 << 20) }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        try await waitUntil("the cancelled task has ended") { performer.requestsInFlight == 0 }
+    }
+
+    @Test func cancellingBeforeTheHeadThrowsACancellation() async throws {
+        server.route("/late", response: LoopbackResponse.text("late").delayed(by: .seconds(30)))
+        let performer = NetworkRequestPerformer()
+        let request = URLRequest(url: server.url("/late"))
+        let streaming = Task { try await performer.stream(request) }
+        try await waitUntil("the request has arrived") { server.receivedRequests.count == 1 }
+        streaming.cancel()
+        let error = await #expect(throws: URLError.self) { try await streaming.value }
+        #expect(error?.code == .cancelled)
+        try await waitUntil("the cancelled task has ended") { performer.requestsInFlight == 0 }
+    }
+
+    @Test func aReaderTooFarBehindFailsTheStreamWithAnErrorThatSaysSo() async throws {
+        #if canImport(Darwin)
+        // Apple platforms pause the transfer instead; see streamsABodyInChunksThatAddUpToIt.
+        #else
+        server.route("/big", response: LoopbackResponse(body: Self.pattern(4 << 20)))
+        let performer = NetworkRequestPerformer(streamBufferLimit: 64 << 10)
+        let response = try await performer.stream(URLRequest(url: server.url("/big")))
+        try await waitUntil("the transfer has ended") { performer.requestsInFlight == 0 }
+        let error = await #expect(throws: SluiceError.self) { try await response.body.collect(upTo: 8 << 20) }
+        #expect(
+            error?.message
+                == "the reader of the streamed body fell more than 65536 bytes behind, the performer's stream buffer "
+                + "limit; URLSession on this platform cannot pause a transfer"
+        )
+        #endif
+    }
+
+    @Test func aPerformerThatOnlyBuffersStreamsItsWholeBodyAsOneChunk() async throws {
+        struct Fixed: RequestPerformer {
+            func perform(_ request: URLRequest) async throws -> HTTPResponse {
+                HTTPResponse(status: .created, headers: ["X-Fixed": "yes"], body: Data("all at once".utf8))
+            }
+        }
+        let response = try await Fixed().stream(URLRequest(url: URL(string: "http://example.invalid/")!))
+        #expect(response.status == .created)
+        #expect(response.headers["x-fixed"] == "yes")
+        var chunks: [Data] = []
+        for try await chunk in response.body {
+            chunks.append(chunk)
+        }
+        #expect(chunks == [Data("all at once".utf8)])
+    }
+}
