@@ -62,12 +62,12 @@ public struct TimeLimitedPerformer: RequestPerformer {
     /// transport is cancelled and the result is `nil`.
     ///
     /// ``APIClient/deadline`` runs its transport stage through this too.
-    static func race(
+    static func race<Response: Sendable>(
         within limit: Duration,
         clock: any Clock<Duration>,
-        _ transport: @escaping @Sendable () async throws -> HTTPResponse
-    ) async throws -> HTTPResponse? {
-        try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+        _ transport: @escaping @Sendable () async throws -> Response
+    ) async throws -> Response? {
+        try await withThrowingTaskGroup(of: Response?.self) { group in
             group.addTask { try await transport() }
             group.addTask {
                 try await clock.sleep(for: limit)

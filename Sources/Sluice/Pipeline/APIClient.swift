@@ -73,20 +73,26 @@ public struct APIClient: Client {
             finish(exchange, error: nil)
             return value
         } catch {
-            var failure = error.adding(request: exchange.request, response: exchange.response)
-            if let context = exchange.context {
-                failure.attempts = max(context.attempts, 1)
-                failure.attemptFailures = context.failures
-                failure.credentials = context.credentials
-            }
-            failure.metrics = exchange.metrics
-            finish(exchange, error: failure)
-            throw failure
+            throw fail(exchange, error)
         }
     }
 
+    /// Completes an error with what the exchange knows (the request, the response, the attempts, the credentials
+    /// and the stage times), and sends the observers their finish event with it.
+    func fail(_ exchange: Exchange, _ error: SluiceError) -> SluiceError {
+        var failure = error.adding(request: exchange.request, response: exchange.response)
+        if let context = exchange.context {
+            failure.attempts = max(context.attempts, 1)
+            failure.attemptFailures = context.failures
+            failure.credentials = context.credentials
+        }
+        failure.metrics = exchange.metrics
+        finish(exchange, error: failure)
+        return failure
+    }
+
     /// What the pipeline has produced so far, for the error and the observers' finish event.
-    private struct Exchange {
+    struct Exchange {
         var request: URLRequest?
         var response: HTTPResponse?
         var metrics = PipelineMetrics()
@@ -104,50 +110,19 @@ public struct APIClient: Client {
         // Read only with a deadline, so that a request without one reads no other clock.
         let elapsed = deadline.map { _ in Stopwatch(self.clock) }
 
-        let urlRequest = try request.buildStage()
-        exchange.request = urlRequest
-        let context = RequestContext(request: urlRequest, builtBy: request)
-        exchange.context = context
-        exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
-        var now = clock.now
-        exchange.metrics.build = now - mark
-        mark = now
-        try checkDeadline(elapsed, stage: .build)
-
-        if Task.isCancelled {
-            throw SluiceError(.cancelled, stage: .build, underlyingError: CancellationError())
+        let (urlRequest, context) = try build(request, exchange: &exchange, elapsed: elapsed)
+        mark = clock.now
+        let httpResponse = try await transport(urlRequest, in: context, exchange: &exchange, elapsed: elapsed) {
+            performer,
+            request in
+            try await performer.perform(request)
         }
-        let httpResponse: HTTPResponse
-        do {
-            // The performers see the context; the rest of the pipeline needs none.
-            httpResponse = try await context.withCurrent { [requestPerformer, deadline, clock = self.clock] in
-                guard let deadline, let elapsed else {
-                    return try await requestPerformer.perform(urlRequest)
-                }
-                let response = try await TimeLimitedPerformer.race(within: deadline - elapsed.read(), clock: clock) {
-                    try await requestPerformer.perform(urlRequest)
-                }
-                guard let response else { throw DeadlineExceeded(deadline: deadline) }
-                return response
-            }
-        } catch {
-            exchange.metrics.transport = clock.now - mark
-            throw APIClient.transportError(error, request: urlRequest)
-        }
-        exchange.response = httpResponse
-        now = clock.now
+        let now = clock.now
         exchange.metrics.transport = now - mark
+        exchange.response = httpResponse
         exchange.metrics.responseBodyBytes = httpResponse.body.count
 
-        guard acceptableStatus.accepts(httpResponse.status) else {
-            var error = SluiceError(.status, request: urlRequest, response: httpResponse)
-            do {
-                error.errorResponse = try request.errorResponse(from: httpResponse)
-            } catch let decodingError {
-                error.errorResponseDecodingError = decodingError
-            }
-            throw error
-        }
+        try checkStatus(of: httpResponse, for: request, sent: urlRequest)
 
         var stageMetrics: PipelineMetrics? = exchange.metrics
         defer { exchange.metrics = stageMetrics ?? exchange.metrics }
@@ -167,15 +142,81 @@ public struct APIClient: Client {
         )
     }
 
+    /// The build stage: builds the request, makes its context, and notes both and the stage's time in the exchange.
+    func build<R: Request>(
+        _ request: R,
+        exchange: inout Exchange,
+        elapsed: Stopwatch?
+    ) throws(SluiceError) -> (URLRequest, RequestContext) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let urlRequest = try request.buildStage()
+        exchange.request = urlRequest
+        let context = RequestContext(request: urlRequest, builtBy: request)
+        exchange.context = context
+        exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
+        exchange.metrics.build = clock.now - start
+        try checkDeadline(elapsed, stage: .build)
+        if Task.isCancelled {
+            throw SluiceError(.cancelled, stage: .build, underlyingError: CancellationError())
+        }
+        return (urlRequest, context)
+    }
+
+    /// The transport stage, in either form: runs `send` on the performer under the request's context, within what
+    /// is left of the deadline, and wraps what it throws.
+    func transport<Response: Sendable>(
+        _ urlRequest: URLRequest,
+        in context: RequestContext,
+        exchange: inout Exchange,
+        elapsed: Stopwatch?,
+        _ send: @escaping @Sendable (any RequestPerformer, URLRequest) async throws -> Response
+    ) async throws(SluiceError) -> Response {
+        let start = ContinuousClock.now
+        do {
+            // The performers see the context; the rest of the pipeline needs none.
+            return try await context.withCurrent { [requestPerformer, deadline, clock = self.clock] in
+                guard let deadline, let elapsed else {
+                    return try await send(requestPerformer, urlRequest)
+                }
+                let response = try await TimeLimitedPerformer.race(within: deadline - elapsed.read(), clock: clock) {
+                    try await send(requestPerformer, urlRequest)
+                }
+                guard let response else { throw DeadlineExceeded(deadline: deadline) }
+                return response
+            }
+        } catch {
+            exchange.metrics.transport = ContinuousClock.now - start
+            throw APIClient.transportError(error, request: urlRequest)
+        }
+    }
+
+    /// The status check: fails with ``SluiceError/Code/status`` and the request's decoded error body when the
+    /// client does not accept the response's status.
+    func checkStatus<R: Request>(
+        of response: HTTPResponse,
+        for request: R,
+        sent urlRequest: URLRequest
+    ) throws(SluiceError) {
+        guard !acceptableStatus.accepts(response.status) else { return }
+        var error = SluiceError(.status, request: urlRequest, response: response)
+        do {
+            error.errorResponse = try request.errorResponse(from: response)
+        } catch let decodingError {
+            error.errorResponseDecodingError = decodingError
+        }
+        throw error
+    }
+
     /// Sends the observers registered for the request its finish event.
-    private func finish(_ exchange: Exchange, error: SluiceError?) {
+    func finish(_ exchange: Exchange, error: SluiceError?) {
         exchange.context?.finish(response: exchange.response, error: error, metrics: exchange.metrics)
     }
 
     /// Fails with ``SluiceError/Code/timedOut`` in the stage just finished, when the deadline has passed.
     ///
     /// Which of the response stages it names is read from the stage times, on a `ContinuousClock`.
-    private func checkDeadline(_ elapsed: Stopwatch?, stage: SluiceError.Stage) throws(SluiceError) {
+    func checkDeadline(_ elapsed: Stopwatch?, stage: SluiceError.Stage) throws(SluiceError) {
         if let deadline, let elapsed, elapsed.read() > deadline {
             throw SluiceError(.timedOut, stage: stage, message: APIClient.deadlineMessage(deadline, stage: stage))
         }

@@ -15,4 +15,26 @@ public protocol Client: Sendable {
     /// - Returns: The request's response object.
     /// - Throws: ``SluiceError`` naming the stage that failed.
     func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject
+
+    /// Sends a request and returns its response as soon as the head has arrived and its status is accepted, with
+    /// the body still arriving.
+    ///
+    /// The typed streams (``Client/lines(_:maximumLength:)``, ``Client/events(_:reconnecting:clock:)``,
+    /// ``Client/jsonLines(_:of:decoder:maximumLineLength:)``) read this body.
+    ///
+    /// - Parameter request: The request to send; its parser and `parse` are not used.
+    /// - Returns: The head and the body, whose errors are ``SluiceError``s.
+    /// - Throws: ``SluiceError`` naming the stage that failed before the body.
+    func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse
+}
+
+extension Client {
+    /// Fails: a client that does not implement ``stream(_:)`` does not stream.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: Never.
+    /// - Throws: ``SluiceError/Code/transport`` saying that the client does not stream.
+    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
+        throw SluiceError(.transport, message: "\(Self.self) does not stream responses")
+    }
 }

@@ -14,8 +14,13 @@ struct ServerSentEventParser {
     private(set) var retry: Duration?
     private var atStreamStart = true
 
-    init(maximumEventSize: Int) {
+    /// Creates a parser, carrying the last event ID and reconnection time of an earlier connection of the same
+    /// stream, as an `EventSource` does when it reconnects.
+    init(maximumEventSize: Int, lastEventID: String = "", retry: Duration? = nil) {
         self.maximumEventSize = max(0, maximumEventSize)
+        self.lastEventID = lastEventID
+        self.lastEventIDBuffer = Array(lastEventID.utf8)
+        self.retry = retry
     }
 
     /// Reads one line of the stream.

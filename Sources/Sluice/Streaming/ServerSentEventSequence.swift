@@ -32,6 +32,8 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     private let base: Base
     private let maximumLineLength: Int
     private let maximumEventSize: Int
+    private let lastEventID: String
+    private let retry: Duration?
 
     /// Creates the events of a sequence of byte chunks.
     ///
@@ -43,10 +45,21 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     ///   - base: The body's bytes, in chunks of any size.
     ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
     ///   - maximumEventSize: The most bytes one event's data may hold; 16 MiB by default.
-    public init(base: Base, maximumLineLength: Int = 1 << 20, maximumEventSize: Int = 16 << 20) {
+    ///   - lastEventID: The last event ID of an earlier connection of the same stream, which events carry until
+    ///     this one sets another; empty by default.
+    ///   - retry: The reconnection time an earlier connection of the same stream set; `nil` by default.
+    public init(
+        base: Base,
+        maximumLineLength: Int = 1 << 20,
+        maximumEventSize: Int = 16 << 20,
+        lastEventID: String = "",
+        retry: Duration? = nil
+    ) {
         self.base = base
         self.maximumLineLength = maximumLineLength
         self.maximumEventSize = maximumEventSize
+        self.lastEventID = lastEventID
+        self.retry = retry
     }
 
     /// Creates an iterator over the events.
@@ -55,7 +68,7 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             reader: LineReader(base: base.makeAsyncIterator(), maximumLineLength: maximumLineLength),
-            parser: ServerSentEventParser(maximumEventSize: maximumEventSize)
+            parser: ServerSentEventParser(maximumEventSize: maximumEventSize, lastEventID: lastEventID, retry: retry)
         )
     }
 
