@@ -43,3 +43,44 @@ public struct ServerSentEvent: Sendable, Hashable {
         self.retry = retry
     }
 }
+
+extension ServerSentEvent {
+    /// The event as `text/event-stream` text, ending with the blank line that dispatches it, such as
+    /// `"event: price\nid: 7\ndata: 42.5\n\n"`.
+    ///
+    /// The type is written when it is not `message`, the ID when it is not empty, the reconnection time in whole
+    /// milliseconds when set, and one `data` line for each line of the data. Line breaks in the type or the ID,
+    /// which the format cannot carry, are left out. Reading the text back with ``ServerSentEventSequence`` gives the
+    /// event again.
+    public var encoded: String {
+        func oneLine(_ text: String) -> String {
+            String(text.unicodeScalars.filter { $0 != "\n" && $0 != "\r" })
+        }
+        var text = ""
+        if type != "message" {
+            text += "event: \(oneLine(type))\n"
+        }
+        if !lastEventID.isEmpty {
+            text += "id: \(oneLine(lastEventID))\n"
+        }
+        if let retry {
+            let (seconds, attoseconds) = retry.components
+            text += "retry: \(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)\n"
+        }
+        var line = ""
+        var previous: Unicode.Scalar?
+        for scalar in data.unicodeScalars {
+            switch scalar {
+            case "\n" where previous == "\r":
+                break
+            case "\n", "\r":
+                text += "data: \(line)\n"
+                line = ""
+            default:
+                line.unicodeScalars.append(scalar)
+            }
+            previous = scalar
+        }
+        return text + "data: \(line)\n\n"
+    }
+}

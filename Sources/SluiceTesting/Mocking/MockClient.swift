@@ -124,6 +124,50 @@ public final class MockClient: Client {
     /// - Throws: ``Sluice/SluiceError``: the stub's error, one from the request's own stages, or one listing the
     ///   stubs when none matches.
     public func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
+        let answer = try await answer(for: request)
+        switch answer.content {
+        case .value(let make):
+            return make()
+        case .failure(let error):
+            throw error
+        case .http(let response):
+            // The real pipeline, with a performer that answers with this response.
+            let client = APIClient(requestPerformer: StubPerformer(always: response), deserializer: deserializer)
+            return try await client.perform(request)
+        case .stream(let script):
+            let client = APIClient(requestPerformer: StubPerformer(streaming: script), deserializer: deserializer)
+            return try await client.perform(request)
+        }
+    }
+
+    /// Answers a request's stream from the first stub that matches, through the real client's status check and body
+    /// errors.
+    ///
+    /// A ``MockResponse/stream(_:)`` stub plays its script; an HTTP response stub hands out its whole body as one
+    /// chunk; a value stub cannot stream.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The streamed response.
+    /// - Throws: ``Sluice/SluiceError``: the stub's error, one from the status check, or one listing the stubs when
+    ///   none matches.
+    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
+        let answer = try await answer(for: request)
+        let performer: StubPerformer
+        switch answer.content {
+        case .value:
+            throw SluiceError(.transport, message: "the stub for \(R.self) answers a value, which cannot be streamed")
+        case .failure(let error):
+            throw error
+        case .http(let response):
+            performer = StubPerformer(always: response)
+        case .stream(let script):
+            performer = StubPerformer(streaming: script)
+        }
+        return try await APIClient(requestPerformer: performer, deserializer: deserializer).stream(request)
+    }
+
+    /// The answer of the first stub that matches a request, after its delay.
+    private func answer<R: Request>(for request: R) async throws(SluiceError) -> MockResponse<R.ResponseObject> {
         let candidates = table.withLock { $0 }
         guard let stub = candidates.first(where: { $0.matches(request) }) else {
             let listing =
@@ -149,16 +193,7 @@ public final class MockClient: Client {
                 throw SluiceError(.cancelled, stage: .transport, underlyingError: error)
             }
         }
-        switch answer.content {
-        case .value(let make):
-            return make()
-        case .failure(let error):
-            throw error
-        case .http(let response):
-            // The real pipeline, with a performer that answers with this response.
-            let client = APIClient(requestPerformer: StubPerformer(always: response), deserializer: deserializer)
-            return try await client.perform(request)
-        }
+        return answer
     }
 
     /// Checks that every stub was used as expected: as many times as set with ``Stub/expect(calls:)``, or at least

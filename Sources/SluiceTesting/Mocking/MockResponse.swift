@@ -14,6 +14,7 @@ public struct MockResponse<Value>: Sendable {
         case value(@Sendable () -> Value)
         case failure(SluiceError)
         case http(HTTPResponse)
+        case stream(MockStream)
     }
 
     let content: Content
@@ -42,6 +43,15 @@ public struct MockResponse<Value>: Sendable {
     /// - Returns: The mock response.
     public static func http(_ response: HTTPResponse) -> MockResponse {
         MockResponse(content: .http(response))
+    }
+
+    /// Answers with a streamed response: ``MockClient/stream(_:)`` and the typed streams built on it read its body as
+    /// it is played; ``MockClient/perform(_:)`` reads it whole, then decodes it as the request does.
+    ///
+    /// - Parameter stream: The scripted head and body.
+    /// - Returns: The mock response.
+    public static func stream(_ stream: MockStream) -> MockResponse {
+        MockResponse(content: .stream(stream))
     }
 
     /// Answers with a JSON body, which the request decodes.

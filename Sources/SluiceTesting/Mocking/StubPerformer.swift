@@ -12,6 +12,8 @@ public import Sluice
 /// ```
 public final class StubPerformer: RequestPerformer {
     private let respond: @Sendable (URLRequest, Int) async throws -> HTTPResponse
+    /// The script every request's stream plays, for a stub made with ``init(streaming:)``.
+    private let script: MockStream?
     private let recorded = Locked<[URLRequest]>([])
 
     /// Creates a stub that answers with a closure.
@@ -19,6 +21,7 @@ public final class StubPerformer: RequestPerformer {
     /// - Parameter respond: Returns the response for a request, or throws as a transport would.
     public init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
         self.respond = { request, _ in try await respond(request) }
+        self.script = nil
     }
 
     /// Creates a stub that answers with canned responses in order, and fails clearly once they run out.
@@ -35,6 +38,21 @@ public final class StubPerformer: RequestPerformer {
             }
             return responses[index]
         }
+        self.script = nil
+    }
+
+    /// Creates a stub that answers every request with a play of a scripted stream: ``stream(_:)`` hands the body out
+    /// as the script plays it, ``perform(_:)`` returns it whole.
+    ///
+    /// ```swift
+    /// let stub = StubPerformer(streaming: MockStream(parts: [.text("one\n"), .pause(.milliseconds(5)), .text("two\n")]))
+    /// let lines = try await APIClient(requestPerformer: stub).lines(TailLog())
+    /// ```
+    ///
+    /// - Parameter script: The scripted head and body.
+    public init(streaming script: MockStream) {
+        self.respond = { _, _ in try await script.play().collect(upTo: .max) }
+        self.script = script
     }
 
     /// Creates a stub that gives the same response to every request.
@@ -67,11 +85,29 @@ public final class StubPerformer: RequestPerformer {
     /// - Returns: The canned or computed response.
     /// - Throws: What the closure throws, or ``StubPerformerError`` when the canned responses ran out.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let index = recorded.withLock { requests in
+        try await respond(request, record(request))
+    }
+
+    /// Records the request and answers it: with a play of the script for a stub made with ``init(streaming:)``, with
+    /// the whole response as one chunk otherwise.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The streamed response.
+    /// - Throws: What ``perform(_:)`` throws.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        let index = record(request)
+        if let script {
+            return script.play()
+        }
+        return StreamedHTTPResponse(try await respond(request, index))
+    }
+
+    /// Records a request and returns its number, counted from 0.
+    private func record(_ request: URLRequest) -> Int {
+        recorded.withLock { requests in
             requests.append(request)
             return requests.count - 1
         }
-        return try await respond(request, index)
     }
 }
 

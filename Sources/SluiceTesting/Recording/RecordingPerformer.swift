@@ -49,12 +49,55 @@ public final class RecordingPerformer: RequestPerformer {
     ///   could not be written.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let response = try await base.perform(request)
-        let redactor = Redactor(
-            redaction,
+        try save(
             request: request,
             response: response,
+            chunks: nil,
             credentials: RequestContext.current?.credentials ?? []
         )
+        return response
+    }
+
+    /// Streams a request through the base performer and records the exchange when the body has been read to its end,
+    /// with the sizes of the chunks it arrived in, so that a replay streams it the same way.
+    ///
+    /// The body's chunks pass through as they arrive; a copy is kept until the end, so record bodies that fit in
+    /// memory. A body that fails, or is not read to its end, is not recorded.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The base performer's streamed response.
+    /// - Throws: What the base performer throws.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        let response = try await base.stream(request)
+        let credentials = RequestContext.current?.credentials ?? []
+        let head = HTTPResponse(status: response.status, headers: response.headers, url: response.url)
+        let body = response.body
+        let recording = AsyncThrowingStream<Data, any Error> { continuation in
+            let reader = Task {
+                var received = Data()
+                var sizes: [Int] = []
+                do {
+                    for try await chunk in body {
+                        received.append(chunk)
+                        sizes.append(chunk.count)
+                        continuation.yield(chunk)
+                    }
+                    var whole = head
+                    whole.body = received
+                    try self.save(request: request, response: whole, chunks: sizes, credentials: credentials)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in reader.cancel() }
+        }
+        return response.replacingBody(with: HTTPBody(recording, expectedLength: body.expectedLength))
+    }
+
+    /// Writes an exchange to the next fixture file, with what the redaction hides hidden.
+    private func save(request: URLRequest, response: HTTPResponse, chunks: [Int]?, credentials: [String]) throws {
+        let redactor = Redactor(redaction, request: request, response: response, credentials: credentials)
         let fixture = Fixture(
             method: request.httpMethod ?? "GET",
             url: redactor.url(request.url),
@@ -66,7 +109,8 @@ public final class RecordingPerformer: RequestPerformer {
             response: Fixture.Message(
                 headers: redacted(response.headers.dictionary, by: redactor),
                 body: redactor.recorded(response.body)
-            )
+            ),
+            chunks: chunks
         )
         let number = counter.withLock { counter in
             counter += 1
@@ -79,7 +123,6 @@ public final class RecordingPerformer: RequestPerformer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(fixture).write(to: directory.appendingPathComponent(name), options: .atomic)
-        return response
     }
 
     private func redacted(_ headers: [String: String], by redactor: Redactor) -> [String: String] {

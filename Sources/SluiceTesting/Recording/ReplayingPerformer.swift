@@ -70,6 +70,30 @@ public final class ReplayingPerformer: RequestPerformer {
     /// - Returns: The recorded status, headers and body.
     /// - Throws: ``ReplayError`` when no fixture was recorded for the request's method and URL.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        try fixture(for: request).response
+    }
+
+    /// Answers a request from its recording, streaming the body in the chunks it was recorded in (one chunk for a
+    /// response recorded buffered).
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The recorded response, streamed.
+    /// - Throws: ``ReplayError`` when no fixture matches.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        let (response, chunks) = try fixture(for: request)
+        guard let chunks else {
+            return StreamedHTTPResponse(response)
+        }
+        let (body, writer) = HTTPBody.makeStream(expectedLength: Int64(response.body.count))
+        for part in Fixture.split(response.body, into: chunks) {
+            writer.write(part)
+        }
+        writer.finish()
+        return StreamedHTTPResponse(status: response.status, headers: response.headers, url: response.url, body: body)
+    }
+
+    /// The next recorded response for a request, and the sizes of the chunks its body was streamed in.
+    private func fixture(for request: URLRequest) throws -> (response: HTTPResponse, chunks: [Int]?) {
         let url = Redactor(redaction, request: request, readingBodies: false).url(request.url)
         let key = ReplayingPerformer.key(request.httpMethod ?? "GET", url)
         guard let recorded = fixtures[key], !recorded.isEmpty else {
@@ -88,12 +112,13 @@ public final class ReplayingPerformer: RequestPerformer {
         for (name, value) in fixture.response.headers.sorted(by: { $0.key < $1.key }) {
             headers.add(value, for: Header(name))
         }
-        return HTTPResponse(
+        let response = HTTPResponse(
             status: HTTPStatus(code: fixture.status),
             headers: headers,
             body: fixture.response.data,
             url: request.url
         )
+        return (response, fixture.chunks)
     }
 }
 

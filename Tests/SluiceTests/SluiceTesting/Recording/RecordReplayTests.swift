@@ -214,4 +214,43 @@ import Testing
             )
         )
     }
+
+    @Test func aRecordedStreamIsReplayedInTheChunksItArrivedIn() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-fixtures-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = MockStream(
+            headers: [.contentType: "application/x-ndjson"],
+            parts: [.text("{\"n\":1}\n"), .text("{\"n\":"), .text("2}\n")]
+        )
+        let recorder = RecordingPerformer(base: StubPerformer(streaming: script), directory: directory)
+        let request = URLRequest(url: URL(fileURLWithPath: "/numbers"))
+        var recorded: [Data] = []
+        for try await chunk in try await recorder.stream(request).body {
+            recorded.append(chunk)
+        }
+        let replayed = try await ReplayingPerformer(directory: directory).stream(request)
+        #expect(replayed.headers[.contentType] == "application/x-ndjson")
+        var chunks: [Data] = []
+        for try await chunk in replayed.body {
+            chunks.append(chunk)
+        }
+        #expect(chunks == recorded)
+        #expect(chunks.map { String(decoding: $0, as: UTF8.self) } == ["{\"n\":1}\n", "{\"n\":", "2}\n"])
+        let buffered = try await ReplayingPerformer(directory: directory).perform(request)
+        #expect(buffered.body == Data("{\"n\":1}\n{\"n\":2}\n".utf8))
+    }
+
+    @Test func aStreamNotReadToItsEndIsNotRecorded() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-fixtures-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = MockStream(parts: [.text("partial"), .failure(URLError(.networkConnectionLost))])
+        let recorder = RecordingPerformer(base: StubPerformer(streaming: script), directory: directory)
+        let response = try await recorder.stream(URLRequest(url: URL(fileURLWithPath: "/cut")))
+        await #expect(throws: URLError.self) { try await response.body.collect(upTo: 100) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
 }
