@@ -60,20 +60,18 @@ struct ConnectionHandler {
         while true {
             let head: RequestHead
             let body: [UInt8]
-            let mustClose: Bool
             do {
                 guard let parsedHead = try readHead() else {
                     return .abort  // The client closed between requests: the normal end of a keep-alive connection.
                 }
                 head = parsedHead
                 let framing = try HTTPRequestParser.bodyFraming(of: head)
-                mustClose = framing.mustClose
-                if try HTTPRequestParser.expectsContinue(head) && framing.framing != .none {
+                if try HTTPRequestParser.expectsContinue(head) && framing != .none {
                     guard socket.sendAll(ResponseWriter.continueResponse[...], stop: stop) else {
                         return .abort
                     }
                 }
-                body = try readBody(framing.framing)
+                body = try readBody(framing)
             } catch let rejection as RequestRejection {
                 return writer.send(rejection)
             } catch ReadFailure.endOfStream {
@@ -100,7 +98,7 @@ struct ConnectionHandler {
             let context = ResponseContext(
                 method: head.method,
                 minorVersion: head.minorVersion,
-                keepAlive: HTTPRequestParser.keepsAlive(head) && !mustClose && !stop.hasFired
+                keepAlive: HTTPRequestParser.keepsAlive(head) && !stop.hasFired
             )
             let disposition = writer.send(response, context: context)
             guard disposition == .keepOpen else {

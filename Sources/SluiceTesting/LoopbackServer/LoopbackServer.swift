@@ -15,7 +15,8 @@ public import Foundation
 /// ```
 ///
 /// Limits protect the test process from a misbehaving client: a request head over 64 KiB is answered with 431, a
-/// body over 64 MiB with 413, anything malformed with 400, and the connection is closed after each of these.
+/// body over 64 MiB with 413, anything malformed with 400 (including a request that has both `Content-Length` and
+/// `Transfer-Encoding`, a smuggling vector RFC 9112 §6.3 warns about), and the connection is closed after each of these.
 ///
 /// All members are safe to call from any thread. ``stop()`` is called by `deinit` too, so a server that goes out of
 /// scope closes its port; call it yourself to make the moment explicit.
