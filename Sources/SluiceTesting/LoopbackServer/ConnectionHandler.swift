@@ -98,7 +98,9 @@ struct ConnectionHandler {
             let context = ResponseContext(
                 method: head.method,
                 minorVersion: head.minorVersion,
-                keepAlive: HTTPRequestParser.keepsAlive(head) && !stop.hasFired
+                keepAlive: HTTPRequestParser.keepsAlive(head) && !stop.hasFired,
+                range: request.header("Range"),
+                ifRange: request.header("If-Range")
             )
             let disposition = writer.send(response, context: context)
             guard disposition == .keepOpen else {

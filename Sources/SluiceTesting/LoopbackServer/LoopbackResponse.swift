@@ -18,6 +18,10 @@ public struct LoopbackResponse: Sendable {
     public var headers: [LoopbackHeader]
 
     /// The body; not sent for `HEAD` requests or for `204` and `304` statuses.
+    ///
+    /// A streamed response (made by ``streamed(_:status:headers:announcingLength:)``,
+    /// ``generated(byteCount:chunkSize:pause:announcingLength:)`` or ``serverSentEvents(_:)``) sends its pieces
+    /// instead, and leaves this empty.
     public var body: Data
 
     /// How long to wait before sending anything; ``LoopbackServer/stop()`` cuts the wait short.
@@ -25,6 +29,12 @@ public struct LoopbackResponse: Sendable {
 
     /// A deliberate misbehaviour to apply when sending, or `nil` to answer normally.
     public var fault: Fault?
+
+    /// The body produced piece by piece, or `nil` when ``body`` is sent as it is.
+    var stream: BodyStream?
+
+    /// How the response answers `Range` requests, or `nil` when it ignores them.
+    var rangeOptions: RangeOptions?
 
     /// Creates a response.
     ///
