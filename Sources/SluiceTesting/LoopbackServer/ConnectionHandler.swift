@@ -92,7 +92,7 @@ struct ConnectionHandler {
             )
             state.record(request)
             let response = state.handler(for: request)?(request) ?? ResponseWriter.notFound(request)
-            if response.delay > .zero && !waitOutDelay(response.delay) {
+            if response.delay > .zero && !writer.waitOutDelay(response.delay) {
                 return .abort
             }
             let context = ResponseContext(
@@ -106,32 +106,6 @@ struct ConnectionHandler {
             guard disposition == .keepOpen else {
                 return disposition
             }
-        }
-    }
-
-    /// Waits out a response's delay, watching the connection meanwhile.
-    ///
-    /// A client that closes its end during the delay (a cancelled request) is taken to have gone away: the
-    /// response is not sent and the connection ends at once, so tests can see that a client let go. Bytes a
-    /// pipelining client sends meanwhile stay in the socket for the next request.
-    ///
-    /// - Parameter delay: How long to wait.
-    /// - Returns: `true` when the delay passed with the client still there; `false` when the server is stopping or
-    ///   the client went away.
-    private func waitOutDelay(_ delay: Duration) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + delay
-        switch Poller.wait(for: socket.descriptor, events: Int16(POLLIN), orStop: stop.readDescriptor, timeout: delay) {
-        case .stopped, .failed:
-            return false
-        case .timedOut:
-            return true
-        case .ready:
-            if socket.peerHasClosed() {
-                return false
-            }
-            // The client sent more (a pipelined request): no need to watch the socket for the rest of the delay.
-            return !stop.waitForStop(upTo: deadline - clock.now)
         }
     }
 

@@ -70,7 +70,7 @@ struct ResponseWriter {
         var pieces = message.pieces
         while let piece = pieces?.next() {
             if piece.delay > .zero {
-                guard output.flush(), !stop.waitForStop(upTo: piece.delay) else {
+                guard output.flush(), waitOutDelay(piece.delay) else {
                     return .abort
                 }
             }
@@ -109,6 +109,32 @@ struct ResponseWriter {
             return .abort
         }
         return message.closeAfter ? .close : .keepOpen
+    }
+
+    /// Waits out a response's delay or a pause in its body, watching the connection meanwhile.
+    ///
+    /// A client that closes its end during the delay (a cancelled request) is taken to have gone away: the
+    /// response is not sent and the connection ends at once, so tests can see that a client let go. Bytes a
+    /// pipelining client sends meanwhile stay in the socket for the next request.
+    ///
+    /// - Parameter delay: How long to wait.
+    /// - Returns: `true` when the delay passed with the client still there; `false` when the server is stopping or
+    ///   the client went away.
+    func waitOutDelay(_ delay: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + delay
+        switch Poller.wait(for: socket.descriptor, events: Int16(POLLIN), orStop: stop.readDescriptor, timeout: delay) {
+        case .stopped, .failed:
+            return false
+        case .timedOut:
+            return true
+        case .ready:
+            if socket.peerHasClosed() {
+                return false
+            }
+            // The client sent more (a pipelined request): no need to watch the socket for the rest of the delay.
+            return !stop.waitForStop(upTo: deadline - clock.now)
+        }
     }
 
     /// Answers a request the server refuses, then asks for the connection to be closed.

@@ -58,6 +58,21 @@ struct LoopbackServerStreamingTests {
         #expect(client.readToEnd().isEmpty, "stopping cuts the pause short and sends nothing more")
     }
 
+    @Test func aClientThatLeavesDuringAPauseEndsTheConnection() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let chunks = [LoopbackResponse.Chunk(text: "now"), LoopbackResponse.Chunk(text: "later", after: .seconds(600))]
+        server.route("/stream", response: .streamed(chunks))
+        var client: RawClient? = try RawClient(port: server.port)
+        try client?.send("GET /stream HTTP/1.1\r\nHost: test\r\n\r\n")
+        _ = try client?.readHead()
+        _ = try client?.readChunk()
+
+        client = nil
+
+        try await waitUntil("the server to notice the client left during the pause") { server.openConnections == 0 }
+    }
+
     @Test func streamedBodyToHTTP10IsDelimitedByClosing() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
