@@ -82,6 +82,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let request = request.framedForURLSession
         // The cookies URLSession adds are credentials too: logs and fixtures hide them wherever they appear.
         if let cookieStorage, let context = RequestContext.current {
             for cookie in TaskTable.storedCookies(for: request, in: cookieStorage) {
