@@ -83,10 +83,13 @@ extension LoopbackResponse {
     /// received, ``LoopbackServer/receivedRequests``, show the `Last-Event-ID` a reconnecting client sent.
     ///
     /// ```swift
-    /// server.route("/events", response: .serverSentEvents([
-    ///     LoopbackResponse.ServerSentEvent(event: "greeting", data: "hello\nworld", id: "1"),
-    ///     LoopbackResponse.ServerSentEvent(data: "later", id: "2", after: .milliseconds(50)),
-    /// ]))
+    /// server.route(
+    ///     "/events",
+    ///     response: .serverSentEvents([
+    ///         LoopbackResponse.ServerSentEvent(event: "greeting", data: "hello\nworld", id: "1"),
+    ///         LoopbackResponse.ServerSentEvent(data: "later", id: "2", after: .milliseconds(50)),
+    ///     ])
+    /// )
     /// ```
     ///
     /// - Parameter events: The events in order.

@@ -40,10 +40,13 @@ extension LoopbackResponse {
     /// A response whose body is sent piece by piece, pausing before each piece as the piece asks.
     ///
     /// ```swift
-    /// server.route("/progress", response: .streamed([
-    ///     LoopbackResponse.Chunk(text: "started\n"),
-    ///     LoopbackResponse.Chunk(text: "done\n", after: .milliseconds(50)),
-    /// ]))
+    /// server.route(
+    ///     "/progress",
+    ///     response: .streamed([
+    ///         LoopbackResponse.Chunk(text: "started\n"),
+    ///         LoopbackResponse.Chunk(text: "done\n", after: .milliseconds(50)),
+    ///     ])
+    /// )
     /// ```
     ///
     /// - Parameters:

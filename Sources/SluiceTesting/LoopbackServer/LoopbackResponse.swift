@@ -5,6 +5,11 @@ public import Foundation
 /// The server owns the message framing: it drops any `Content-Length` or `Transfer-Encoding` you put in
 /// ``headers`` and writes correct ones itself. To send a broken or unusual framing on purpose, use a ``Fault``.
 ///
+/// A body can also be sent piece by piece, with pauses: ``streamed(_:status:headers:announcingLength:)`` for pieces
+/// you give, ``generated(byteCount:chunkSize:pause:announcingLength:)`` for a large deterministic body that is never
+/// held in memory, and ``serverSentEvents(_:)`` for a `text/event-stream`. ``servingRanges(etag:lastModified:)``
+/// makes any of them answer `Range` requests.
+///
 /// ```swift
 /// server.route("GET", "/users", response: .json(#"[{"id":1}]"#))
 /// server.route("/slow", response: .text("late").delayed(by: .seconds(2)))

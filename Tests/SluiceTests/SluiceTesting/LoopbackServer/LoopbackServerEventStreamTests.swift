@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import SluiceTesting
 import Testing
 
@@ -64,6 +65,32 @@ struct LoopbackServerEventStreamTests {
         let first = try client.readChunk()
 
         #expect(first.map { String(decoding: $0, as: UTF8.self) } == "id: 1\ndata: first\n\n")
+    }
+
+    @Test func sluiceReadsTheEventsBackAsSent() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route(
+            "/events",
+            response: .serverSentEvents([
+                LoopbackResponse.ServerSentEvent(event: "price", data: "42.5", id: "7", retry: 2_000),
+                LoopbackResponse.ServerSentEvent(data: "two\nlines"),
+            ])
+        )
+        let response = try await NetworkRequestPerformer().perform(URLRequest(url: server.url("/events")))
+        let (chunks, input) = AsyncStream.makeStream(of: Data.self)
+        input.yield(response.body)
+        input.finish()
+
+        var events: [ServerSentEvent] = []
+        for try await event in chunks.serverSentEvents() {
+            events.append(event)
+        }
+
+        #expect(events.map(\.type) == ["price", "message"])
+        #expect(events.map(\.data) == ["42.5", "two\nlines"])
+        #expect(events.map(\.lastEventID) == ["7", "7"])
+        #expect(events.first?.retry == .seconds(2))
     }
 
     @Test func aReconnectingClientsLastEventIDIsRecorded() async throws {
