@@ -83,6 +83,10 @@ struct ResponseWriter {
                 bytes = bytes.prefix(remaining)
                 remainingBeforeCut = remaining - bytes.count
             }
+            if isCut && bytes.isEmpty {
+                // The cut falls before this piece: nothing of it, not even its chunk-size line, is sent.
+                return output.flush() ? .close : .abort
+            }
             if message.chunked {
                 guard output.write(Array("\(String(piece.bytes.count, radix: 16))\r\n".utf8)[...]) else {
                     return .abort

@@ -193,6 +193,19 @@ struct LoopbackServerStreamingTests {
         #expect(raw.hasSuffix("\r\n\r\n5\r\nhello\r\n5\r\nwo"))
     }
 
+    @Test func closeMidBodyAtAChunkBoundarySendsNoPartOfTheNextChunk() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let chunks = [LoopbackResponse.Chunk(text: "hello"), LoopbackResponse.Chunk(text: "world")]
+        server.route("/cut", response: .streamed(chunks).injecting(.closeMidBody(afterBytes: 5)))
+        let client = try RawClient(port: server.port)
+
+        try client.send("GET /cut HTTP/1.1\r\nHost: test\r\n\r\n")
+        let raw = String(decoding: client.readToEnd(), as: UTF8.self)
+
+        #expect(raw.hasSuffix("\r\n\r\n5\r\nhello\r\n"))
+    }
+
     @Test func closeMidBodyCutsAGeneratedBody() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
