@@ -12,8 +12,9 @@ struct BodyPieces: IteratorProtocol {
 
     /// Where the pieces come from.
     private enum State {
-        /// Pieces made in advance, in reverse order so that the next one is popped from the end.
-        case queued([Piece])
+        /// The parts of given chunks, each with its pause, cut into pieces of at most `pieceSize` bytes as they are
+        /// read: the next piece starts at `position` in the part at `index`.
+        case parts([Piece], index: Int, position: Int, pieceSize: Int?)
         /// The generated pattern from `next` up to `end`, cut from `table`, which holds the pattern from offset 0 and
         /// is longer than a piece by a whole period, so that any piece is one slice of it.
         case pattern(next: Int64, end: Int64, pieceSize: Int, pause: Duration, table: [UInt8])
@@ -47,20 +48,31 @@ struct BodyPieces: IteratorProtocol {
                 table: table
             )
         case .chunks(let chunks):
-            state = .queued(Self.cut(chunks, to: window, maximumPieceSize: maximumPieceSize).reversed())
+            state = .parts(Self.parts(of: chunks, in: window), index: 0, position: 0, pieceSize: maximumPieceSize)
         case nil:
             let whole = [LoopbackResponse.Chunk(body)]
-            state = .queued(Self.cut(whole, to: window, maximumPieceSize: maximumPieceSize).reversed())
+            state = .parts(Self.parts(of: whole, in: window), index: 0, position: 0, pieceSize: maximumPieceSize)
         }
     }
 
     /// The next piece, or `nil` after the last.
     mutating func next() -> Piece? {
         switch state {
-        case .queued(var pieces):
-            let piece = pieces.popLast()
-            state = .queued(pieces)
-            return piece
+        case .parts(let parts, let index, let position, let pieceSize):
+            guard index < parts.count else {
+                return nil
+            }
+            let part = parts[index]
+            let start = part.bytes.startIndex + position
+            let end = min(start + max(1, pieceSize ?? part.bytes.count), part.bytes.endIndex)
+            let isLast = end == part.bytes.endIndex
+            state = .parts(
+                parts,
+                index: isLast ? index + 1 : index,
+                position: isLast ? 0 : position + end - start,
+                pieceSize: pieceSize
+            )
+            return Piece(delay: position == 0 ? part.delay : .zero, bytes: part.bytes[start..<end])
         case .pattern(let next, let end, let pieceSize, let pause, let table):
             guard next < end else {
                 return nil
@@ -72,15 +84,11 @@ struct BodyPieces: IteratorProtocol {
         }
     }
 
-    /// The parts of `chunks` inside `window`, each cut into pieces no larger than `maximumPieceSize`.
+    /// The parts of `chunks` inside `window`, each with its chunk's pause.
     ///
     /// A chunk entirely outside the window is skipped with its pause; an empty chunk inside it keeps its pause.
-    private static func cut(
-        _ chunks: [LoopbackResponse.Chunk],
-        to window: Range<Int64>,
-        maximumPieceSize: Int?
-    ) -> [Piece] {
-        var pieces: [Piece] = []
+    private static func parts(of chunks: [LoopbackResponse.Chunk], in window: Range<Int64>) -> [Piece] {
+        var parts: [Piece] = []
         var offset: Int64 = 0
         for chunk in chunks {
             let chunkRange = offset..<(offset + Int64(chunk.bytes.count))
@@ -90,20 +98,11 @@ struct BodyPieces: IteratorProtocol {
             guard !inside.isEmpty || isEmptyInside else {
                 continue
             }
-            let bytes = Array(chunk.bytes)[...]
-            let selected = bytes[
+            let bytes = Array(chunk.bytes)
+            let selected =
                 Int(inside.lowerBound - chunkRange.lowerBound)..<Int(inside.upperBound - chunkRange.lowerBound)
-            ]
-            let size = max(1, maximumPieceSize ?? max(1, selected.count))
-            var delay = chunk.delay
-            var start = selected.startIndex
-            repeat {
-                let end = min(start + size, selected.endIndex)
-                pieces.append(Piece(delay: delay, bytes: selected[start..<end]))
-                delay = .zero
-                start = end
-            } while start < selected.endIndex
+            parts.append(Piece(delay: chunk.delay, bytes: bytes[selected]))
         }
-        return pieces
+        return parts
     }
 }
