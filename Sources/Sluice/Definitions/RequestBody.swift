@@ -22,6 +22,10 @@ public struct RequestBody: Sendable {
 
     /// A body read from a stream, for bodies too large to hold in memory.
     ///
+    /// URLSession on Linux cannot send a stream with `Content-Length`: it always uses `Transfer-Encoding: chunked`,
+    /// so ``NetworkRequestPerformer`` leaves the `Content-Length` out there rather than send both, which strict
+    /// servers refuse. Other transports, and URLSession on Apple platforms, send the length.
+    ///
     /// - Parameters:
     ///   - length: The length in bytes, sent as `Content-Length` when known; a `Content-Length` the definition
     ///     sets must be the same.

@@ -91,6 +91,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let request = request.framedForURLSession
         noteStoredCookies(for: request)
         let tasks = self.tasks
         let task: URLSessionDataTask
@@ -151,6 +152,7 @@ extension NetworkRequestPerformer {
         guard ownsSession else {
             return StreamedHTTPResponse(try await perform(request))
         }
+        let request = request.framedForURLSession
         noteStoredCookies(for: request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)

@@ -60,20 +60,18 @@ struct ConnectionHandler {
         while true {
             let head: RequestHead
             let body: [UInt8]
-            let mustClose: Bool
             do {
                 guard let parsedHead = try readHead() else {
                     return .abort  // The client closed between requests: the normal end of a keep-alive connection.
                 }
                 head = parsedHead
                 let framing = try HTTPRequestParser.bodyFraming(of: head)
-                mustClose = framing.mustClose
-                if try HTTPRequestParser.expectsContinue(head) && framing.framing != .none {
+                if try HTTPRequestParser.expectsContinue(head) && framing != .none {
                     guard socket.sendAll(ResponseWriter.continueResponse[...], stop: stop) else {
                         return .abort
                     }
                 }
-                body = try readBody(framing.framing)
+                body = try readBody(framing)
             } catch let rejection as RequestRejection {
                 return writer.send(rejection)
             } catch ReadFailure.endOfStream {
@@ -94,44 +92,20 @@ struct ConnectionHandler {
             )
             state.record(request)
             let response = state.handler(for: request)?(request) ?? ResponseWriter.notFound(request)
-            if response.delay > .zero && !waitOutDelay(response.delay) {
+            if response.delay > .zero && !writer.waitOutDelay(response.delay) {
                 return .abort
             }
             let context = ResponseContext(
                 method: head.method,
                 minorVersion: head.minorVersion,
-                keepAlive: HTTPRequestParser.keepsAlive(head) && !mustClose && !stop.hasFired
+                keepAlive: HTTPRequestParser.keepsAlive(head) && !stop.hasFired,
+                range: request.header("Range"),
+                ifRange: request.header("If-Range")
             )
             let disposition = writer.send(response, context: context)
             guard disposition == .keepOpen else {
                 return disposition
             }
-        }
-    }
-
-    /// Waits out a response's delay, watching the connection meanwhile.
-    ///
-    /// A client that closes its end during the delay (a cancelled request) is taken to have gone away: the
-    /// response is not sent and the connection ends at once, so tests can see that a client let go. Bytes a
-    /// pipelining client sends meanwhile stay in the socket for the next request.
-    ///
-    /// - Parameter delay: How long to wait.
-    /// - Returns: `true` when the delay passed with the client still there; `false` when the server is stopping or
-    ///   the client went away.
-    private func waitOutDelay(_ delay: Duration) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + delay
-        switch Poller.wait(for: socket.descriptor, events: Int16(POLLIN), orStop: stop.readDescriptor, timeout: delay) {
-        case .stopped, .failed:
-            return false
-        case .timedOut:
-            return true
-        case .ready:
-            if socket.peerHasClosed() {
-                return false
-            }
-            // The client sent more (a pipelined request): no need to watch the socket for the rest of the delay.
-            return !stop.waitForStop(upTo: deadline - clock.now)
         }
     }
 

@@ -117,15 +117,24 @@ enum HTTPRequestParser {
 
     /// Works out how the body is delimited, from `Transfer-Encoding` and `Content-Length`.
     ///
+    /// A request with both `Content-Length` and `Transfer-Encoding` is refused, as gunicorn and nginx refuse it:
+    /// RFC 9112 §6.3 calls such a message a possible request smuggling attempt, and a server that guessed which header
+    /// wins could read the rest of the stream out of step with a proxy in front of it.
+    ///
     /// - Parameter head: The parsed head.
-    /// - Returns: The framing, and whether the connection must close afterwards (both headers were present, which
-    ///   RFC 9112 treats as a possible smuggling attempt).
+    /// - Returns: The framing.
     /// - Throws: ``RequestRejection`` with 400 for contradictory or malformed framing, 413 for a body that is too
     ///   large, or 501 for a transfer coding other than chunked.
-    static func bodyFraming(of head: RequestHead) throws(RequestRejection) -> (framing: BodyFraming, mustClose: Bool) {
+    static func bodyFraming(of head: RequestHead) throws(RequestRejection) -> BodyFraming {
         let hasContentLength = head.headers.contains { $0.hasName("Content-Length") }
         let codings = head.tokens(of: "Transfer-Encoding")
         if head.headers.contains(where: { $0.hasName("Transfer-Encoding") }) {
+            guard !hasContentLength else {
+                throw RequestRejection(
+                    status: 400,
+                    reason: "both Content-Length and Transfer-Encoding: the body length is ambiguous"
+                )
+            }
             guard head.minorVersion > 0 else {
                 throw RequestRejection(status: 400, reason: "Transfer-Encoding is not allowed in HTTP/1.0")
             }
@@ -135,10 +144,10 @@ enum HTTPRequestParser {
             guard codings.count == 1 else {
                 throw RequestRejection(status: 501, reason: "only the chunked transfer coding is supported")
             }
-            return (.chunked, hasContentLength)
+            return .chunked
         }
         guard hasContentLength else {
-            return (.none, false)
+            return .none
         }
         let lengths = Set(head.tokens(of: "Content-Length"))
         guard lengths.count == 1, let text = lengths.first, text.allSatisfy(\.isASCIIDigitCharacter) else {
@@ -147,7 +156,7 @@ enum HTTPRequestParser {
         guard text.count <= 18, let length = Int(text), length <= maximumBodyBytes else {
             throw RequestRejection(status: 413, reason: "request body larger than \(maximumBodyBytes) bytes")
         }
-        return (length == 0 ? .none : .length(length), false)
+        return length == 0 ? .none : .length(length)
     }
 
     /// Whether the client waits for `100 Continue` before sending the body.

@@ -12,6 +12,7 @@ extension LoopbackResponse {
             case chunked(chunkSize: Int)
             case drip(bytes: Int, interval: Duration)
             case resetConnection
+            case misreportedContentRange(String)
         }
 
         /// What the server does.
@@ -27,6 +28,10 @@ extension LoopbackResponse {
         ///
         /// No `Connection: close` is announced, as a real connection drop would not announce one either. If the body
         /// is not longer than `afterBytes`, the whole response is sent and the connection is closed afterwards.
+        ///
+        /// Streamed bodies are cut the same way, after that many bytes of body data (chunk framing is not counted),
+        /// pauses included up to the cut; a chunked one is cut inside the chunk that holds the byte, so the final
+        /// zero-size chunk never arrives. A range response (206) counts from the first byte it sends.
         ///
         /// - Parameter afterBytes: How many body bytes to send before closing; negative counts are treated as `0`.
         /// - Returns: The fault.
@@ -57,6 +62,24 @@ extension LoopbackResponse {
             Fault(kind: .drip(bytes: max(1, bytes), interval: max(.zero, interval)))
         }
 
+        /// Answers with `206 Partial Content` and the given `Content-Range` value, whatever the request asked for.
+        ///
+        /// The body is the part of the response's body the request's `Range` asks for when that range is a single
+        /// satisfiable one (see ``LoopbackResponse/servingRanges(etag:lastModified:)``), and the whole body
+        /// otherwise, so that a client can be tested against a server that states a range it did not send, or sends a
+        /// 206 nobody asked for.
+        ///
+        /// ```swift
+        /// let wrong = LoopbackResponse.generated(byteCount: 1_000).servingRanges()
+        /// server.route("/file", response: wrong.injecting(.misreportedContentRange("bytes 0-99/1000")))
+        /// ```
+        ///
+        /// - Parameter value: The `Content-Range` field value to send verbatim, such as `bytes 0-99/1000`.
+        /// - Returns: The fault.
+        public static func misreportedContentRange(_ value: String) -> Fault {
+            Fault(kind: .misreportedContentRange(value))
+        }
+
         /// A short name for the fault, such as `closeMidBody(afterBytes: 10)`, for test output.
         public var description: String {
             switch kind {
@@ -70,6 +93,8 @@ extension LoopbackResponse {
                 "drip(bytes: \(bytes), every: \(interval))"
             case .resetConnection:
                 "resetConnection"
+            case .misreportedContentRange(let value):
+                "misreportedContentRange(\(value.debugDescription))"
             }
         }
     }

@@ -5,6 +5,11 @@ public import Foundation
 /// The server owns the message framing: it drops any `Content-Length` or `Transfer-Encoding` you put in
 /// ``headers`` and writes correct ones itself. To send a broken or unusual framing on purpose, use a ``Fault``.
 ///
+/// A body can also be sent piece by piece, with pauses: ``streamed(_:status:headers:announcingLength:)`` for pieces
+/// you give, ``generated(byteCount:chunkSize:pause:announcingLength:)`` for a large deterministic body that is never
+/// held in memory, and ``serverSentEvents(_:)`` for a `text/event-stream`. ``servingRanges(etag:lastModified:)``
+/// makes any of them answer `Range` requests.
+///
 /// ```swift
 /// server.route("GET", "/users", response: .json(#"[{"id":1}]"#))
 /// server.route("/slow", response: .text("late").delayed(by: .seconds(2)))
@@ -18,6 +23,10 @@ public struct LoopbackResponse: Sendable {
     public var headers: [LoopbackHeader]
 
     /// The body; not sent for `HEAD` requests or for `204` and `304` statuses.
+    ///
+    /// A streamed response (made by ``streamed(_:status:headers:announcingLength:)``,
+    /// ``generated(byteCount:chunkSize:pause:announcingLength:)`` or ``serverSentEvents(_:)``) sends its pieces
+    /// instead, and leaves this empty.
     public var body: Data
 
     /// How long to wait before sending anything; ``LoopbackServer/stop()`` cuts the wait short.
@@ -25,6 +34,12 @@ public struct LoopbackResponse: Sendable {
 
     /// A deliberate misbehaviour to apply when sending, or `nil` to answer normally.
     public var fault: Fault?
+
+    /// The body produced piece by piece, or `nil` when ``body`` is sent as it is.
+    var stream: BodyStream?
+
+    /// How the response answers `Range` requests, or `nil` when it ignores them.
+    var rangeOptions: RangeOptions?
 
     /// Creates a response.
     ///

@@ -4,7 +4,11 @@ public import Foundation
 ///
 /// The server binds an ephemeral port and accepts connections as soon as it is created. Each connection is served on
 /// its own thread, with keep-alive, pipelining, `Expect: 100-continue`, chunked request bodies and `HEAD`. Responses
-/// can be delayed or sent with a ``LoopbackResponse/Fault`` to test a client's error handling.
+/// can be delayed or sent with a ``LoopbackResponse/Fault`` to test a client's error handling, streamed piece by piece
+/// (``LoopbackResponse/streamed(_:status:headers:announcingLength:)``,
+/// ``LoopbackResponse/generated(byteCount:chunkSize:pause:announcingLength:)``,
+/// ``LoopbackResponse/serverSentEvents(_:)``), and can answer range requests
+/// (``LoopbackResponse/servingRanges(etag:lastModified:)``).
 ///
 /// ```swift
 /// let server = try LoopbackServer()
@@ -15,7 +19,9 @@ public import Foundation
 /// ```
 ///
 /// Limits protect the test process from a misbehaving client: a request head over 64 KiB is answered with 431, a
-/// body over 64 MiB with 413, anything malformed with 400, and the connection is closed after each of these.
+/// body over 64 MiB with 413, anything malformed with 400 (including a request that has both `Content-Length` and
+/// `Transfer-Encoding`, a smuggling vector RFC 9112 §6.3 warns about), and the connection is closed after each of
+/// these.
 ///
 /// All members are safe to call from any thread. ``stop()`` is called by `deinit` too, so a server that goes out of
 /// scope closes its port; call it yourself to make the moment explicit.

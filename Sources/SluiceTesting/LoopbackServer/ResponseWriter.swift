@@ -21,9 +21,17 @@ struct ResponseContext {
     let minorVersion: Int
     /// Whether the client allows (and the server wants) the connection to stay open afterwards.
     let keepAlive: Bool
+    /// The request's `Range` field value, or `nil`.
+    var range: String? = nil
+    /// The request's `If-Range` field value, or `nil`.
+    var ifRange: String? = nil
 }
 
 /// Serializes a ``LoopbackResponse`` and writes it to a connection, applying its fault.
+///
+/// Bodies are written piece by piece through a small buffer that is flushed whenever it fills and before every pause,
+/// and every flush waits until the socket takes the bytes, so a client that reads slowly slows the writer down and a
+/// generated body is never held in memory.
 struct ResponseWriter {
     /// The interim response sent before reading a body the client announced with `Expect: 100-continue`.
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -41,35 +49,96 @@ struct ResponseWriter {
     ///   - context: The request being answered.
     /// - Returns: What to do with the connection next.
     func send(_ response: LoopbackResponse, context: ResponseContext) -> ConnectionDisposition {
-        let response = Self.validated(response)
-        let kind = response.fault?.kind
+        var (answer, window) = response.answeringRange(of: context)
+        if let refusal = Self.refusal(of: answer) {
+            answer = refusal
+            window = nil
+        }
+        let kind = answer.fault?.kind
         if kind == .closeWithoutResponse {
             return .close
         }
         if kind == .resetConnection {
             return .reset
         }
-        let message = Self.compose(response, context: context)
-        switch kind {
-        case .closeMidBody(let afterBytes):
-            let partial = message.head + message.payload.prefix(afterBytes)
-            return socket.sendAll(partial[...], stop: stop) ? .close : .abort
-        case .drip(let bytes, let interval):
-            let whole = message.head + message.payload
-            for offset in stride(from: 0, to: whole.count, by: bytes) {
-                if offset > 0 && stop.waitForStop(upTo: interval) {
-                    return .abort
-                }
-                guard socket.sendAll(whole[offset..<min(offset + bytes, whole.count)], stop: stop) else {
+        let message = Self.compose(answer, window: window, context: context)
+        var output = OutputBuffer(socket: socket, stop: stop, drip: message.drip)
+        guard output.write(message.head[...]) else {
+            return .abort
+        }
+        var remainingBeforeCut = message.cutAfter
+        var pieces = message.pieces
+        while let piece = pieces?.next() {
+            if piece.delay > .zero {
+                guard output.flush(), waitOutDelay(piece.delay) else {
                     return .abort
                 }
             }
-        default:
-            guard socket.sendAll((message.head + message.payload)[...], stop: stop) else {
+            guard !piece.bytes.isEmpty else {
+                continue
+            }
+            var bytes = piece.bytes
+            let isCut = remainingBeforeCut.map { $0 < bytes.count } ?? false
+            if let remaining = remainingBeforeCut {
+                bytes = bytes.prefix(remaining)
+                remainingBeforeCut = remaining - bytes.count
+            }
+            if isCut && bytes.isEmpty {
+                // The cut falls before this piece: nothing of it, not even its chunk-size line, is sent.
+                return output.flush() ? .close : .abort
+            }
+            if message.chunked {
+                guard output.write(Array("\(String(piece.bytes.count, radix: 16))\r\n".utf8)[...]) else {
+                    return .abort
+                }
+            }
+            guard output.write(bytes) else {
+                return .abort
+            }
+            if isCut {
+                return output.flush() ? .close : .abort
+            }
+            if message.chunked {
+                guard output.write(Self.lineEnd[...]) else {
+                    return .abort
+                }
+            }
+        }
+        if message.chunked && pieces != nil {
+            guard output.write(Self.lastChunk[...]) else {
                 return .abort
             }
         }
+        guard output.flush() else {
+            return .abort
+        }
         return message.closeAfter ? .close : .keepOpen
+    }
+
+    /// Waits out a response's delay or a pause in its body, watching the connection meanwhile.
+    ///
+    /// A client that closes its end during the delay (a cancelled request) is taken to have gone away: the
+    /// response is not sent and the connection ends at once, so tests can see that a client let go. Bytes a
+    /// pipelining client sends meanwhile stay in the socket for the next request.
+    ///
+    /// - Parameter delay: How long to wait.
+    /// - Returns: `true` when the delay passed with the client still there; `false` when the server is stopping or
+    ///   the client went away.
+    func waitOutDelay(_ delay: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + delay
+        switch Poller.wait(for: socket.descriptor, events: Int16(POLLIN), orStop: stop.readDescriptor, timeout: delay) {
+        case .stopped, .failed:
+            return false
+        case .timedOut:
+            return true
+        case .ready:
+            if socket.peerHasClosed() {
+                return false
+            }
+            // The client sent more (a pipelined request): no need to watch the socket for the rest of the delay.
+            return !stop.waitForStop(upTo: deadline - clock.now)
+        }
     }
 
     /// Answers a request the server refuses, then asks for the connection to be closed.
@@ -93,31 +162,72 @@ struct ResponseWriter {
         )
     }
 
-    /// Frames a valid response: the head with the server-managed headers, the (possibly chunked) payload, and
-    /// whether the connection closes afterwards.
+    /// A framed response: the head, the body's pieces, and how to send them.
+    private struct Message {
+        /// The status line and header block.
+        var head: [UInt8]
+        /// The body's pieces, or `nil` when no body is sent (`HEAD`, `204`, `304`).
+        var pieces: BodyPieces?
+        /// Whether each piece goes as a chunk of the chunked transfer coding.
+        var chunked: Bool
+        /// Whether the connection closes after the response.
+        var closeAfter: Bool
+        /// How many body bytes to send before cutting the connection, or `nil` to send them all.
+        var cutAfter: Int?
+        /// The drip fault's piece size and pause, or `nil`.
+        var drip: (bytes: Int, interval: Duration)?
+    }
+
+    /// The line ending after each chunk's data.
+    private static let lineEnd = Array("\r\n".utf8)
+
+    /// The zero-size chunk that ends a chunked body, with no trailer fields.
+    private static let lastChunk = Array("0\r\n\r\n".utf8)
+
+    /// Frames a valid response: the head with the server-managed headers, the body's pieces, and whether the
+    /// connection closes afterwards.
     private static func compose(
         _ response: LoopbackResponse,
+        window: Range<Int64>?,
         context: ResponseContext
-    ) -> (head: [UInt8], payload: [UInt8], closeAfter: Bool) {
+    ) -> Message {
         let kind = response.fault?.kind
         let status = response.status
         let bodyAllowed = context.method != "HEAD" && status != 204 && status != 304
-        var payload = bodyAllowed ? Array(response.body) : []
+        let total = response.stream?.totalLength ?? Int64(response.body.count)
+        let window = window ?? 0..<total
+        // A streamed body's length is announced only when asked for, or when a range fixes it.
+        let lengthKnown = (response.stream?.announcesLength ?? true) || window != 0..<total
         // Framing is the server's job: whatever the route said about it is replaced by the truth.
         var headers = response.headers.filter { !$0.hasName("Content-Length") && !$0.hasName("Transfer-Encoding") }
         let connectionOptions = headers.tokens(named: "Connection")
         var closeAfter = !context.keepAlive || connectionOptions.contains("close")
-        switch kind {
-        case .chunked(let chunkSize) where context.minorVersion > 0:
-            headers.append(LoopbackHeader("Transfer-Encoding", "chunked"))
-            payload = bodyAllowed ? chunkedEncoding(of: payload, chunkSize: chunkSize) : []
-        case .chunked:
-            // HTTP/1.0 has no chunked coding: the body is delimited by closing the connection instead.
-            closeAfter = true
-        default:
-            if status != 204 && status != 304 {
-                headers.append(LoopbackHeader("Content-Length", String(response.body.count)))
+        var chunked = false
+        var maximumPieceSize: Int?
+        if case .chunked(let chunkSize) = kind {
+            maximumPieceSize = chunkSize
+        }
+        if maximumPieceSize != nil || !lengthKnown {
+            if context.minorVersion > 0 {
+                headers.append(LoopbackHeader("Transfer-Encoding", "chunked"))
+                chunked = bodyAllowed
+            } else {
+                // HTTP/1.0 has no chunked coding: the body is delimited by closing the connection instead.
+                closeAfter = true
             }
+        } else if status != 204 && status != 304 {
+            headers.append(LoopbackHeader("Content-Length", String(window.count)))
+        }
+        var cutAfter: Int?
+        var drip: (bytes: Int, interval: Duration)?
+        switch kind {
+        case .closeMidBody(let afterBytes):
+            cutAfter = afterBytes
+            closeAfter = true
+        case .drip(let bytes, let interval):
+            drip = (bytes, interval)
+        default:
+            break
         }
         if connectionOptions.isEmpty {
             if case .closeMidBody = kind {
@@ -128,11 +238,27 @@ struct ResponseWriter {
                 headers.append(LoopbackHeader("Connection", "keep-alive"))
             }
         }
-        return (head(status: status, headers: headers), payload, closeAfter)
+        let pieces =
+            bodyAllowed
+            ? BodyPieces(
+                body: response.body,
+                stream: response.stream,
+                window: window,
+                maximumPieceSize: maximumPieceSize
+            ) : nil
+        return Message(
+            head: head(status: status, headers: headers),
+            pieces: pieces,
+            chunked: chunked,
+            closeAfter: closeAfter,
+            cutAfter: cutAfter,
+            drip: drip
+        )
     }
 
-    /// The response itself, or a 500 explaining what is wrong with it, so that a route can never corrupt the stream.
-    private static func validated(_ response: LoopbackResponse) -> LoopbackResponse {
+    /// A 500 explaining what is wrong with the response, so that a route can never corrupt the stream, or `nil` when
+    /// the response is valid.
+    private static func refusal(of response: LoopbackResponse) -> LoopbackResponse? {
         guard (200...999).contains(response.status) else {
             return .text("LoopbackServer: route returned invalid status \(response.status)", status: 500)
         }
@@ -148,7 +274,7 @@ struct ResponseWriter {
                 )
             }
         }
-        return response
+        return nil
     }
 
     /// The status line and header block, ending with the empty line.
@@ -159,19 +285,5 @@ struct ResponseWriter {
         }
         text += "\r\n"
         return Array(text.utf8)
-    }
-
-    /// The body in chunked transfer coding: hexadecimal size, data, and the terminating zero-size chunk.
-    private static func chunkedEncoding(of body: [UInt8], chunkSize: Int) -> [UInt8] {
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(body.count + (body.count / chunkSize + 2) * 12)
-        for offset in stride(from: 0, to: body.count, by: chunkSize) {
-            let chunk = body[offset..<min(offset + chunkSize, body.count)]
-            encoded += Array("\(String(chunk.count, radix: 16))\r\n".utf8)
-            encoded += chunk
-            encoded += Array("\r\n".utf8)
-        }
-        encoded += Array("0\r\n\r\n".utf8)
-        return encoded
     }
 }

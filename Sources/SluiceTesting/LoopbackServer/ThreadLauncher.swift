@@ -79,12 +79,16 @@ enum ThreadLauncher {
     ///   - body: What the thread runs.
     /// - Returns: 0 when the thread started, or the `errno`-style code `pthread_create` returned.
     static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
-        var attributes = pthread_attr_t()
-        guard pthread_attr_init(&attributes) == 0 else {
+        // Allocated rather than zero-initialized: Dispatch's C module declares pthread_attr_t as well, and when the
+        // compiler meets that declaration first, `pthread_attr_t()` is taken to be Dispatch's and does not compile
+        // without importing it. pthread_attr_init initializes the memory.
+        let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+        defer { attributes.deallocate() }
+        guard pthread_attr_init(attributes) == 0 else {
             return ENOMEM
         }
-        defer { pthread_attr_destroy(&attributes) }
-        _ = pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        defer { pthread_attr_destroy(attributes) }
+        _ = pthread_attr_setdetachstate(attributes, Int32(PTHREAD_CREATE_DETACHED))
         let context = Unmanaged.passRetained(ThreadPayload(name: name, body: body)).toOpaque()
         // Darwin's pthread_t is an optional pointer, Glibc's an integer.
         #if canImport(Darwin)
@@ -92,7 +96,7 @@ enum ThreadLauncher {
         #else
         var thread = pthread_t()
         #endif
-        let result = pthread_create(&thread, &attributes, threadMain, context)
+        let result = pthread_create(&thread, attributes, threadMain, context)
         if result != 0 {
             Unmanaged<ThreadPayload>.fromOpaque(context).release()
         }

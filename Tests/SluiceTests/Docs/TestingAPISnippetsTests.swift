@@ -119,6 +119,35 @@ enum TestingAPISnippets {
             server.route("/flaky", response: .text("lost").injecting(.closeMidBody(afterBytes: 2)))
         }
 
+        @Test func streamedResponses() throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.route(
+                "/progress",
+                response: .streamed([
+                    LoopbackResponse.Chunk(text: "started\n"),
+                    LoopbackResponse.Chunk(text: "done\n", after: .milliseconds(50)),
+                ])
+            )
+            server.route("/large", response: .generated(byteCount: 3 << 30))
+            server.route(
+                "/events",
+                response: .serverSentEvents([
+                    LoopbackResponse.ServerSentEvent(event: "greeting", data: "hello\nworld", id: "1"),
+                    LoopbackResponse.ServerSentEvent(data: "later", id: "2", after: .milliseconds(50)),
+                ])
+            )
+        }
+
+        @Test func rangeResponses() throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            let download = LoopbackResponse.generated(byteCount: 10_000).servingRanges(etag: #""v1""#)
+            server.route("/file", response: download)
+            let wrong = LoopbackResponse.generated(byteCount: 1_000).servingRanges()
+            server.route("/file", response: wrong.injecting(.misreportedContentRange("bytes 0-99/1000")))
+        }
+
         @Test func echoAndRedirect() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }

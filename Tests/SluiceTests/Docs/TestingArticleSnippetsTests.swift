@@ -113,4 +113,16 @@ private func articleRecordAndReplay() throws -> (APIClient, APIClient) {
         _ = try await APIClient().perform(Local(url: server.url("/profiles/1?fields=name")))
         #expect(server.receivedRequests.first?.queryItems == [URLQueryItem(name: "fields", value: "name")])
     }
+
+    @Test func resumesADownload() async throws {
+        let server = try LoopbackServer()
+        server.route("/file", response: .generated(byteCount: 1_000_000).servingRanges(etag: "v1"))
+        var request = URLRequest(url: server.url("/file"))
+        request.setValue("bytes=400000-", forHTTPHeaderField: "Range")
+        request.setValue(#""v1""#, forHTTPHeaderField: "If-Range")
+        let response = try await NetworkRequestPerformer().perform(request)
+        #expect(response.status == .partialContent)
+        #expect(response.body == LoopbackResponse.generatedBytes(in: 400_000..<1_000_000))
+        #expect(server.receivedRequests.first?.header("Range") == "bytes=400000-")
+    }
 }

@@ -81,6 +81,41 @@ struct LoopbackServerRequestParsingTests {
         #expect(next.status == 404, "the stream stays in step after the trailer")
     }
 
+    @Test func contentLengthWithTransferEncodingIsRefusedNamingBoth() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/*", response: .text("fine"))
+        let client = try RawClient(port: server.port)
+
+        // A smuggling attempt: a server that trusted Content-Length would read "0\r\n\r\nGET /smuggled" as two
+        // requests, one that trusted Transfer-Encoding as one.
+        try client.send(
+            "POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "0\r\n\r\nGET /smuggled HTTP/1.1\r\n\r\n"
+        )
+        let response = try client.readResponse()
+
+        #expect(response.status == 400)
+        #expect(response.bodyText.contains("Content-Length"))
+        #expect(response.bodyText.contains("Transfer-Encoding"))
+        #expect(response.header("Connection") == "close")
+        #expect(client.readToEnd().isEmpty, "nothing after the refused request is read as another request")
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test func transferCodingOtherThanChunkedIsRefused() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/*", response: .text("fine"))
+        let client = try RawClient(port: server.port)
+
+        try client.send("POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip\r\n\r\n")
+        let response = try client.readResponse()
+
+        #expect(response.status == 400)
+        #expect(response.bodyText.contains("chunked"))
+    }
+
     @Test func oversizeBodyGets413() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -113,6 +148,10 @@ struct LoopbackServerRequestParsingTests {
         ("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n0\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n", 400),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\n", 413),

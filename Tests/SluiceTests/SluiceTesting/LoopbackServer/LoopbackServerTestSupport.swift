@@ -116,6 +116,12 @@ final class RawClient {
         close(descriptor)
     }
 
+    /// Sets the size of the socket's receive buffer, so that a client that stops reading makes the server wait soon.
+    func setReceiveBufferSize(_ bytes: Int32) {
+        var size = bytes
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
@@ -171,6 +177,27 @@ final class RawClient {
 
     /// Reads one response, de-chunking its body.
     func readResponse(toHeadRequest: Bool = false) throws -> RawResponse {
+        var response = try readHead()
+        if toHeadRequest || (100..<200).contains(response.status) || response.status == 204 || response.status == 304 {
+            return response
+        }
+        if response.header("Transfer-Encoding") == "chunked" {
+            while let chunk = try readChunk() {
+                response.body += chunk
+                response.chunkCount += 1
+            }
+            return response
+        }
+        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            response.body = try readBytes(length)
+        } else {
+            response.body = readToEnd()
+        }
+        return response
+    }
+
+    /// Reads the status line and header fields of a response, and nothing of its body.
+    func readHead() throws -> RawResponse {
         var response = RawResponse()
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
@@ -189,29 +216,31 @@ final class RawClient {
             }
             response.headers.append((String(pair[0]), pair[1].trimmingCharacters(in: .whitespaces)))
         }
-        if toHeadRequest || (100..<200).contains(status) || status == 204 || status == 304 {
-            return response
+        return response
+    }
+
+    /// Reads one chunk of a chunked body, or `nil` after the final zero-size chunk (and the empty trailer).
+    func readChunk() throws -> [UInt8]? {
+        guard let size = Int(try readLine(), radix: 16) else {
+            throw RawClientError("bad chunk size")
         }
-        if response.header("Transfer-Encoding") == "chunked" {
-            while true {
-                guard let size = Int(try readLine(), radix: 16) else {
-                    throw RawClientError("bad chunk size")
-                }
-                if size == 0 {
-                    _ = try readLine()
-                    return response
-                }
-                response.body += try readBytes(size)
-                response.chunkCount += 1
-                _ = try readLine()
+        if size == 0 {
+            _ = try readLine()
+            return nil
+        }
+        defer { _ = try? readLine() }
+        return try readBytes(size)
+    }
+
+    /// Reads exactly `count` bytes, counting what is already buffered.
+    func readBytes(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            guard case .bytes = readOnce() else {
+                throw RawClientError("connection ended before \(count) body bytes")
             }
         }
-        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
-            response.body = try readBytes(length)
-        } else {
-            response.body = readToEnd()
-        }
-        return response
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[..<count])
     }
 
     private func readLine() throws -> String {
@@ -232,16 +261,6 @@ final class RawClient {
                 throw RawClientError("connection failed before a full line: errno \(code)")
             }
         }
-    }
-
-    private func readBytes(_ count: Int) throws -> [UInt8] {
-        while buffer.count < count {
-            guard case .bytes = readOnce() else {
-                throw RawClientError("connection ended before \(count) body bytes")
-            }
-        }
-        defer { buffer.removeFirst(count) }
-        return Array(buffer[..<count])
     }
 }
 
