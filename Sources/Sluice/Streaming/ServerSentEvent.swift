@@ -50,37 +50,47 @@ extension ServerSentEvent {
     ///
     /// The type is written when it is not `message`, the ID when it is not empty, the reconnection time in whole
     /// milliseconds when set, and one `data` line for each line of the data. Line breaks in the type or the ID,
-    /// which the format cannot carry, are left out. Reading the text back with ``ServerSentEventSequence`` gives the
+    /// which the format cannot carry, are replaced with spaces. Reading the text back with ``ServerSentEventSequence`` gives the
     /// event again.
     public var encoded: String {
+        let milliseconds = retry.map { retry in
+            let (seconds, attoseconds) = retry.components
+            return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+        }
+        return ServerSentEvent.encode(
+            type: type == "message" ? nil : type,
+            data: data,
+            id: lastEventID.isEmpty ? nil : lastEventID,
+            retry: milliseconds
+        )
+    }
+
+    /// The `text/event-stream` text of an event's fields, each left out when `nil`, ending with the blank line that
+    /// dispatches it.
+    ///
+    /// The data is written as one `data` line for each of its lines, ended by LF, CRLF or CR. Line breaks in the type
+    /// or the ID, which the format cannot carry, are replaced with spaces. SluiceTesting's loopback server writes its
+    /// events with it too.
+    package static func encode(type: String?, data: String?, id: String?, retry: Int64?) -> String {
         func oneLine(_ text: String) -> String {
-            String(text.unicodeScalars.filter { $0 != "\n" && $0 != "\r" })
+            String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
         }
         var text = ""
-        if type != "message" {
+        if let type {
             text += "event: \(oneLine(type))\n"
         }
-        if !lastEventID.isEmpty {
-            text += "id: \(oneLine(lastEventID))\n"
+        if let id {
+            text += "id: \(oneLine(id))\n"
         }
         if let retry {
-            let (seconds, attoseconds) = retry.components
-            text += "retry: \(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)\n"
+            text += "retry: \(retry)\n"
         }
-        var line = ""
-        var previous: Unicode.Scalar?
-        for scalar in data.unicodeScalars {
-            switch scalar {
-            case "\n" where previous == "\r":
-                break
-            case "\n", "\r":
+        if let data {
+            let lines = data.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+            for line in lines {
                 text += "data: \(line)\n"
-                line = ""
-            default:
-                line.unicodeScalars.append(scalar)
             }
-            previous = scalar
         }
-        return text + "data: \(line)\n\n"
+        return text + "\n"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 // Server-sent events (the WHATWG HTML `text/event-stream` format), each event its own chunk.
 extension LoopbackResponse {
@@ -48,31 +49,7 @@ extension LoopbackResponse {
         ///
         /// Line breaks in `event` and `id`, which the format cannot carry, are replaced by spaces.
         public var serialized: String {
-            var text = ""
-            if let event {
-                text += "event: \(Self.singleLine(event))\n"
-            }
-            if let id {
-                text += "id: \(Self.singleLine(id))\n"
-            }
-            if let retry {
-                text += "retry: \(retry)\n"
-            }
-            if let data {
-                let lines = data.replacingOccurrences(of: "\r\n", with: "\n").split(
-                    omittingEmptySubsequences: false,
-                    whereSeparator: { $0 == "\n" || $0 == "\r" }
-                )
-                for line in lines {
-                    text += "data: \(line)\n"
-                }
-            }
-            return text + "\n"
-        }
-
-        /// The text with its line breaks turned into spaces.
-        private static func singleLine(_ text: String) -> String {
-            String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+            Sluice.ServerSentEvent.encode(type: event, data: data, id: id, retry: retry.map(Int64.init))
         }
     }
 
