@@ -139,7 +139,8 @@ extension NetworkRequestPerformer {
     /// Linux cannot: suspending a task there takes the transfer out of libcurl, and resuming it sends the request
     /// again from the start. There, the chunks wait in memory for the reader, and a reader that falls more than
     /// ``streamBufferLimit`` behind fails the stream with a ``SluiceError/Code/transport`` error that says so,
-    /// rather than holding a body of any size. Reading as fast as the network delivers keeps it bounded.
+    /// rather than holding a body of any size. URLSession's own delegate queue is not bounded there: libcurl reads
+    /// ahead of it on a fast link (see <doc:StreamedResponses>).
     ///
     /// On a session given at creation, whose delegate is not the performer's, the body arrives complete and is
     /// handed out as one chunk.
