@@ -19,5 +19,20 @@ enum Catalog {
         server.route("GET", "/users/42", response: .json(#"{"message": "no user with id 42"}"#, status: 404))
         server.route("GET", "/reports/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(10)))
         server.route("GET", "/broken", response: .json(#"{"id": 1, "name": "Ada",, "email": null}"#))
+        // A price feed: one event now, then one every 200 ms.
+        server.route(
+            "GET",
+            "/prices",
+            response: .serverSentEvents(
+                [41.5, 41.75, 42.0, 41.9].enumerated().map { index, price in
+                    LoopbackResponse.ServerSentEvent(
+                        event: "price",
+                        data: #"{"symbol": "ACME", "price": \#(price)}"#,
+                        id: String(index + 1),
+                        after: index == 0 ? .zero : .milliseconds(200)
+                    )
+                }
+            )
+        )
     }
 }

@@ -83,3 +83,14 @@ struct Broken: DirectoryRequest {
     var baseURL: URL
     func build() throws -> URLRequest { get("broken") }
 }
+
+struct PriceFeed: DirectoryRequest {
+    typealias ResponseObject = Data
+    var baseURL: URL
+    func build() throws -> URLRequest { get("prices") }
+}
+
+struct Price: Decodable {
+    let symbol: String
+    let price: Double
+}

@@ -43,6 +43,18 @@ struct Tour {
         await step(5, "GET /broken: a malformed JSON body and its diagnostic") {
             _ = try await client.perform(Broken(baseURL: server.baseURL))
         }
+        await step(6, "GET /prices: server-sent events, each printed as it arrives") {
+            let start = ContinuousClock.now
+            let events = try await client.events(PriceFeed(baseURL: server.baseURL), reconnecting: nil)
+            print("   head after \(milliseconds(ContinuousClock.now - start)): \(events.response.status)")
+            for try await event in events {
+                let price = try JSONDocumentDecoder().decode(Price.self, from: Data(event.data.utf8))
+                print(
+                    "   +\(milliseconds(ContinuousClock.now - start)) \(event.type) #\(event.lastEventID): "
+                        + "\(price.symbol) \(price.price)"
+                )
+            }
+        }
     }
 
     private func milliseconds(_ duration: Duration) -> String {
