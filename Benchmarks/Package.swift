@@ -37,5 +37,12 @@ let package = Package(
             dependencies: [.product(name: "SluiceJSON", package: "Sluice")],
             path: "Benchmarks/Tools/ParsePeakMemory"
         ),
+        // How long a server-sent event takes to reach the client after the server wrote it, on loopback:
+        // `swift run -c release FirstEventLatency`.
+        .executableTarget(
+            name: "FirstEventLatency",
+            dependencies: [.product(name: "Sluice", package: "Sluice")],
+            path: "Benchmarks/Tools/FirstEventLatency"
+        ),
     ]
 )
