@@ -8,6 +8,21 @@ import SluiceTesting
 import Testing
 
 private enum Readme {
+    struct PriceFeed: Request {
+        typealias ResponseObject = Data
+        let symbol: String
+
+        func build() throws -> URLRequest {
+            URLRequest(url: URL(string: "https://api.example.com/prices/\(symbol)")!)
+        }
+    }
+
+    static func printEvents(using client: APIClient) async throws {
+        for try await event in try await client.events(PriceFeed(symbol: "ACME")) {
+            print(event.type, event.data)
+        }
+    }
+
     struct User: Decodable {
         let id: Int
         let name: String
@@ -147,6 +162,21 @@ private enum Readme {
 }
 
 @Suite struct ReadmeSnippetsTests {
+    @Test func streamingSnippetPrintsEachEventAndReconnects() async throws {
+        // The feed sets a reconnection time of 1 ms; the reconnection is answered with 204, which ends the stream.
+        let feed = HTTPResponse(
+            status: .ok,
+            headers: [.contentType: "text/event-stream"],
+            body: Data("retry: 1\nevent: price\ndata: 41.5\n\ndata: closing\n\n".utf8)
+        )
+        let stub = StubPerformer(responses: [feed, HTTPResponse(status: .noContent)])
+        let printed = try await SnippetOutput.collect {
+            try await Readme.printEvents(using: APIClient(requestPerformer: stub))
+        }
+        #expect(printed == ["price 41.5", "message closing"])
+        #expect(stub.requests.count == 2)
+    }
+
     @Test func stubbedSnippetRuns() async throws {
         #expect(try await Readme.stubbed().map(\.name) == ["Ada"])
     }
