@@ -401,3 +401,7 @@ extension HTTPBody {
         }
     }
 }
+
+/// An iterator belongs to the one task that reads the body, so it deliberately is not `Sendable`.
+@available(*, unavailable)
+extension HTTPBody.AsyncIterator: Sendable {}

@@ -108,3 +108,7 @@ public struct ResponseStream<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 }
+
+/// An iterator belongs to the one task that reads the stream, so it deliberately is not `Sendable`.
+@available(*, unavailable)
+extension ResponseStream.AsyncIterator: Sendable {}
