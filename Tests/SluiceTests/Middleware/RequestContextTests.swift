@@ -3,17 +3,6 @@ import Sluice
 import SluiceTesting
 import Testing
 
-/// Keeps the events it observes, for the tests to read.
-private final class EventLog: RequestObserver {
-    private let recorded = Locked<[RequestEvent]>([])
-
-    var events: [RequestEvent] { recorded.withLock { $0 } }
-
-    func observe(_ event: RequestEvent) {
-        recorded.withLock { $0.append(event) }
-    }
-}
-
 /// A request that counts its builds in a header.
 private struct Counted: Request {
     typealias ResponseObject = Data
