@@ -22,13 +22,102 @@ import Testing
         String(decoding: try await body.collect(upTo: 1 << 20), as: UTF8.self)
     }
 
+    // MARK: - Retry
+
+    @Test func retriesA503HeadAndHandsOutTheNextBody() async throws {
+        let base = ScriptedStreams([Self.unavailable, Self.hello])
+        let response = try await base.retrying(immediate, clock: clock).stream(request)
+        #expect(response.status == .ok)
+        #expect(try await text(response.body) == "hello")
+        #expect(base.requests.count == 2)
+        #expect(base.writers.first?.isTerminated == true, "the retried 503's transfer was ended")
+    }
+
+    @Test func endsTheRetriedBodyBeforeWaitingForRetryAfter() async throws {
+        var unavailable = Self.unavailable
+        unavailable.headers = [.retryAfter: "2"]
+        let base = ScriptedStreams([unavailable, Self.hello])
+        let performer = base.retrying(immediate, clock: clock)
+        let request = self.request
+        let task = Task { try await performer.stream(request) }
+        await clock.waitForSleepers()
+        #expect(clock.sleepers == [clock.now.advanced(by: .seconds(2))])
+        #expect(base.writers.first?.isTerminated == true, "the 503's transfer ended before the wait")
+        clock.advance(by: .seconds(2))
+        let response = try await task.value
+        #expect(try await text(response.body) == "hello")
+        #expect(base.requests.count == 2)
+    }
+
+    @Test func returnsTheLastRetryableHeadWithItsBodyToRead() async throws {
+        let base = ScriptedStreams([
+            ScriptedStreams.Scripted(status: .serviceUnavailable, chunks: ["busy"], end: .finished)
+        ])
+        let response = try await base.retrying(immediate, clock: clock).stream(request)
+        #expect(response.status == .serviceUnavailable)
+        #expect(try await text(response.body) == "busy")
+        #expect(base.requests.count == 3)
+    }
+
+    @Test func neverRetriesAnErrorInABodyHandedOut() async throws {
+        let lost = URLError(.networkConnectionLost)
+        let base = ScriptedStreams([ScriptedStreams.Scripted(status: .ok, chunks: ["part"], end: .failed(lost))])
+        let response = try await base.retrying(immediate, clock: clock).stream(request)
+        var iterator = response.body.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("part".utf8))
+        let error = await #expect(throws: URLError.self) { try await iterator.next() }
+        #expect(error?.code == .networkConnectionLost)
+        #expect(base.requests.count == 1)
+    }
+
+    @Test func saysHowManyAttemptsFailedWhenNoHeadArrived() async throws {
+        let refused = URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "connection refused"])
+        let base = ScriptedStreams { _, _ in throw refused }
+        let error = try await #require(throws: SluiceError.self) {
+            try await base.retrying(immediate, clock: clock).stream(request)
+        }
+        #expect(base.requests.count == 3)
+        #expect(error.attempts == 3)
+        #expect(
+            error.message == "the request failed after 3 attempts, the last with URLError -1004: connection refused"
+        )
+        #expect(
+            error.description == """
+                error: the request failed after 3 attempts, the last with URLError -1004: connection refused
+                  --> GET https://api.example.com/feed [stage: transport]
+                   |
+                   | after 3 attempts; earlier ones failed with 1: URLError -1004: connection refused; 2: URLError -1004: connection refused
+                """
+        )
+    }
+
+    // MARK: - Authentication
+
+    @Test func refreshesAndReplaysOnA401HeadBeforeAnyByte() async throws {
+        let store = CredentialStore(credential: Credential(authorization: "Bearer old"), hosts: ["api.example.com"]) {
+            _ in Credential(authorization: "Bearer new")
+        }
+        let base = ScriptedStreams { request, _ in
+            guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else {
+                return ScriptedStreams.Scripted(status: .unauthorized, chunks: ["denied"])
+            }
+            return Self.hello
+        }
+        let response = try await base.authenticated(by: store).stream(request)
+        #expect(response.status == .ok)
+        #expect(try await text(response.body) == "hello")
+        #expect(base.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"])
+        #expect(base.writers.first?.isTerminated == true, "the 401's transfer was ended")
+        #expect(await store.refreshes == 1)
+    }
+
     // MARK: - Observers
 
     @Test func reportsTheStartOfAStreamAndItsFinishWhenTheBodyEnds() async throws {
         let log = EventLog()
-        let base = ScriptedStreams([Self.hello])
+        let base = ScriptedStreams([Self.unavailable, Self.hello])
         // Called directly: the call owns its context, until the body ends.
-        let response = try await base.observed(by: log).stream(request)
+        let response = try await base.retrying(immediate, clock: clock).observed(by: log).stream(request)
         #expect(log.events.map(\.kind) == [.started])
         #expect(try await text(response.body) == "hello")
         #expect(log.events.map(\.kind) == [.started, .finished])
@@ -36,7 +125,7 @@ import Testing
         #expect(finished.response?.status == .ok)
         #expect(finished.response?.body.isEmpty == true, "the body was handed out, not kept")
         #expect(finished.metrics.responseBodyBytes == 5)
-        #expect(finished.attempts == 1)
+        #expect(finished.attempts == 2)
         #expect(finished.error == nil)
     }
 
