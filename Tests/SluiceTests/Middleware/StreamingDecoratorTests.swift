@@ -111,6 +111,83 @@ import Testing
         #expect(await store.refreshes == 1)
     }
 
+    // MARK: - Time limit
+
+    @Test func failsWhenNoHeadArrivesWithinTheLimit() async throws {
+        let base = ScriptedStreams { [clock] _, _ in
+            try await clock.sleep(for: .seconds(60))
+            return Self.hello
+        }
+        let performer = base.timeLimited(to: .milliseconds(200), clock: clock)
+        let request = self.request
+        let task = Task { try await performer.stream(request) }
+        // The head's wait and the limit's.
+        await clock.waitForSleepers(2)
+        clock.advance(by: .milliseconds(200))
+        let error = try await #require(throws: URLError.self) { try await task.value }
+        #expect(error.code == .timedOut)
+        #expect(error.localizedDescription == "no response within the time limit of 200.00ms")
+        #expect(clock.sleepers.isEmpty, "the 60-second head was cancelled")
+    }
+
+    @Test func failsTheBodyAndEndsItsTransferWhenTheLimitPassesWhileReading() async throws {
+        let base = ScriptedStreams([ScriptedStreams.Scripted(status: .ok, chunks: ["abc"])])
+        let response = try await base.timeLimited(to: .seconds(1), clock: clock).stream(request)
+        let writer = try #require(base.writers.first)
+        let (progress, report) = AsyncStream.makeStream(of: Int.self)
+        let reader = Task {
+            var received = 0
+            for try await chunk in response.body {
+                received += chunk.count
+                report.yield(received)
+            }
+            return received
+        }
+        var reports = progress.makeAsyncIterator()
+        #expect(await reports.next() == 3)
+        let termination = Locked<HTTPBody.Termination?>(nil)
+        writer.onTermination { reason in termination.withLock { $0 = reason } }
+        // The rest of the limit, waited while the reader waits for the next chunk.
+        await clock.waitForSleepers()
+        #expect(clock.sleepers == [clock.now.advanced(by: .seconds(1))])
+        clock.advance(by: .seconds(1))
+        let error = try await #require(throws: URLError.self) { try await reader.value }
+        #expect(error.code == .timedOut)
+        #expect(
+            error.localizedDescription == "the time limit of 1.00s passed while the body was being read, after 3 bytes"
+        )
+        #expect(termination.withLock { $0 } == .cancelled)
+        #expect(writer.isTerminated)
+    }
+
+    @Test func failsTheBodyAtOnceWhenTheLimitPassedBetweenReads() async throws {
+        let base = ScriptedStreams([ScriptedStreams.Scripted(status: .ok, chunks: ["a", "bc"])])
+        let response = try await base.timeLimited(to: .seconds(1), clock: clock).stream(request)
+        var iterator = response.body.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("a".utf8))
+        // The reader takes its time: the limit bounds the whole stream, the reader's own time included.
+        clock.advance(by: .seconds(2))
+        let error = await #expect(throws: URLError.self) { try await iterator.next() }
+        #expect(
+            error?.localizedDescription == "the time limit of 1.00s passed while the body was being read, after 1 byte"
+        )
+        #expect(base.writers.first?.isTerminated == true)
+        #expect(try await iterator.next() == nil, "a body that failed has ended")
+    }
+
+    @Test func passesABodyThatEndsWithinTheLimitThrough() async throws {
+        let base = ScriptedStreams([Self.hello])
+        let response = try await base.timeLimited(to: .seconds(30), clock: clock).stream(request)
+        #expect(response.status == .ok)
+        var iterator = response.body.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("hel".utf8))
+        #expect(try await iterator.next() == Data("lo".utf8))
+        #expect(try await iterator.next() == nil)
+        #expect(clock.sleepers.isEmpty, "no wait is left behind")
+        clock.advance(by: .seconds(60))
+        #expect(try await iterator.next() == nil, "a body that ended stays ended, also once the limit has passed")
+    }
+
     // MARK: - Observers
 
     @Test func reportsTheStartOfAStreamAndItsFinishWhenTheBodyEnds() async throws {
