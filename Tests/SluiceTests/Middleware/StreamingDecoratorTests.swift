@@ -94,8 +94,13 @@ import Testing
     // MARK: - Authentication
 
     @Test func refreshesAndReplaysOnA401HeadBeforeAnyByte() async throws {
+        // What the refresh saw of the 401's transfer.
+        let scripted = Locked<ScriptedStreams?>(nil)
+        let refusedEndedBeforeRefresh = Locked<Bool?>(nil)
         let store = CredentialStore(credential: Credential(authorization: "Bearer old"), hosts: ["api.example.com"]) {
-            _ in Credential(authorization: "Bearer new")
+            _ in
+            refusedEndedBeforeRefresh.withLock { $0 = scripted.withLock { $0?.writers.first?.isTerminated } }
+            return Credential(authorization: "Bearer new")
         }
         let base = ScriptedStreams { request, _ in
             guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else {
@@ -103,11 +108,12 @@ import Testing
             }
             return Self.hello
         }
+        scripted.withLock { $0 = base }
         let response = try await base.authenticated(by: store).stream(request)
         #expect(response.status == .ok)
         #expect(try await text(response.body) == "hello")
         #expect(base.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"])
-        #expect(base.writers.first?.isTerminated == true, "the 401's transfer was ended")
+        #expect(refusedEndedBeforeRefresh.withLock { $0 } == true, "the 401's transfer ended before the refresh")
         #expect(await store.refreshes == 1)
     }
 
@@ -204,6 +210,22 @@ import Testing
         #expect(finished.metrics.responseBodyBytes == 5)
         #expect(finished.attempts == 2)
         #expect(finished.error == nil)
+    }
+
+    @Test func logsAndCountsAStreamWithoutItsBody() async throws {
+        let lines = Locked<[String]>([])
+        let metrics = MetricsObserver()
+        let base = ScriptedStreams([Self.hello])
+        let performer = base.observed(by: metrics).logged(bodyLimit: 1_024) { line in lines.withLock { $0.append(line) }
+        }
+        let response = try await performer.stream(request)
+        #expect(try await text(response.body) == "hello")
+        #expect(metrics.snapshot.finished == 1)
+        #expect(metrics.snapshot.stageTotals.responseBodyBytes == 5)
+        let finished = try #require(lines.withLock { $0 }.last)
+        #expect(finished.hasPrefix("← #"))
+        #expect(finished.hasSuffix(", 5 bytes in, 0 bytes out, 1 attempt"), "\(finished)")
+        #expect(!finished.contains("body:"), "a streamed body is handed out, not kept, so never logged")
     }
 
     @Test func reportsAStreamDroppedBeforeItsEndAsCancelled() async throws {
