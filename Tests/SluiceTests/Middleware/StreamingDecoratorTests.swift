@@ -59,6 +59,30 @@ import Testing
         #expect(base.requests.count == 3)
     }
 
+    @Test func cancelsTheTransferOfARetriedResponseOverTheNetwork() async throws {
+        let server = try LoopbackServer()
+        let served = Locked(0)
+        server.route("/busy") { _ in
+            served.withLock { served in
+                served += 1
+                // A 503 whose body would take a minute to arrive, then a quick 200.
+                return served == 1
+                    ? LoopbackResponse.text(String(repeating: "b", count: 20_000), status: 503)
+                        .injecting(.drip(bytes: 100, every: .milliseconds(300)))
+                    : .text("ready")
+            }
+        }
+        let performer = NetworkRequestPerformer()
+        let response = try await performer.retrying(immediate, clock: clock).stream(
+            URLRequest(url: server.url("/busy"))
+        )
+        #expect(response.status == .ok)
+        #expect(try await text(response.body) == "ready")
+        // Fifteen seconds against the minute the 503's body would take, for a machine busy with other tests.
+        try await waitUntil("the 503's transfer has ended", timeout: .seconds(15)) { performer.requestsInFlight == 0 }
+        #expect(server.receivedRequests.count == 2)
+    }
+
     @Test func neverRetriesAnErrorInABodyHandedOut() async throws {
         let lost = URLError(.networkConnectionLost)
         let base = ScriptedStreams([ScriptedStreams.Scripted(status: .ok, chunks: ["part"], end: .failed(lost))])
