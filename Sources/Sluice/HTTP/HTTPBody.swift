@@ -161,8 +161,9 @@ extension HTTPBody {
     /// Makes a body that a producer writes as the bytes arrive, and the writer to write it with.
     ///
     /// The writer reports how many bytes are waiting to be read, so that a transport can stop receiving while the
-    /// reader is behind and start again when it has caught up (``Writer/onDemand(highWater:lowWater:_:)``), and tells the transport when
-    /// the reader is gone (``Writer/onTermination(_:)``): it was cancelled, or dropped the body before its end.
+    /// reader is behind and start again when it has caught up (``Writer/onDemand(highWater:lowWater:_:)``), and
+    /// tells the transport when the reader is gone (``Writer/onTermination(_:)``): it was cancelled, or dropped the
+    /// body before its end.
     ///
     /// ```swift
     /// let (body, writer) = HTTPBody.makeStream(expectedLength: nil)

@@ -13,6 +13,9 @@
 /// to another host drops the `Authorization` header when the base performer is a ``NetworkRequestPerformer`` with
 /// its own session, which follows redirects itself; with a session of yours, its delegate decides (see
 /// ``NetworkRequestPerformer/init(session:maximumBodySize:)``).
+///
+/// A streamed request (``stream(_:)``) follows the same rules: a 401 head is refreshed and replayed before any byte
+/// of a body is handed out, and the 401's body is dropped, which ends its transfer.
 public struct AuthenticatingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -36,24 +39,60 @@ public struct AuthenticatingPerformer: RequestPerformer {
     /// - Returns: The response; a 401 after the replay is returned as it is.
     /// - Throws: What the refresh or the base performer throws.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        guard store.isIssued(for: request.url), request.value(forHTTPHeaderField: "Authorization") == nil else {
+        guard carriesCredential(request) else {
             return try await base.perform(request)
         }
         return try await RequestContext.withContext(for: request) { context in
-            let (credential, generation) = try await store.current()
-            var authorized = request
-            authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
-            context.noteCredential(credential.authorization)
-            let response = try await base.perform(authorized)
+            try await authorize(request, in: context) { try await base.perform($0) }
+        }
+    }
+
+    /// Streams a request with the credential; on a 401 head, refreshes it (once for all concurrent requests) and
+    /// replays the request once, before any byte is handed out.
+    ///
+    /// The rules are those of ``perform(_:)``. The 401's body is dropped, which ends its transfer, before the refresh.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The response, with its body still arriving; a 401 after the replay is returned as it is.
+    /// - Throws: What the refresh or the base performer throws.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        guard carriesCredential(request) else {
+            return try await base.stream(request)
+        }
+        return try await RequestContext.withContext(forStreaming: request) { context in
+            try await authorize(request, in: context) { try await base.stream($0) }
+        }
+    }
+
+    /// Whether the store's credential goes with a request: it is for a host the credential was issued for, and has
+    /// no `Authorization` header of its own.
+    private func carriesCredential(_ request: URLRequest) -> Bool {
+        store.isIssued(for: request.url) && request.value(forHTTPHeaderField: "Authorization") == nil
+    }
+
+    /// Sends the request with the credential through `send`, of either form, and on 401 replays it once with a
+    /// refreshed one.
+    private func authorize<Response: ResponseHead>(
+        _ request: URLRequest,
+        in context: RequestContext,
+        send: (URLRequest) async throws -> Response
+    ) async throws -> Response {
+        let (credential, generation) = try await store.current()
+        var authorized = request
+        authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
+        context.noteCredential(credential.authorization)
+        do {
+            // The 401 is released with this block, before the refresh: a streamed one's transfer ends.
+            let response = try await send(authorized)
             // The replay is built afresh, so that a streamed body is read again from its start; with no request to
             // build it from, a streamed body cannot be sent twice and the 401 is returned as it is.
             guard response.status == .unauthorized, context.canRebuild else { return response }
-            let (fresh, _) = try await store.refreshed(after: generation)
-            var replay = try context.rebuild(keepingChangesIn: request, for: "a replay after 401")
-            replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
-            context.noteCredential(fresh.authorization)
-            return try await base.perform(replay)
         }
+        let (fresh, _) = try await store.refreshed(after: generation)
+        var replay = try context.rebuild(keepingChangesIn: request, for: "a replay after 401")
+        replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
+        context.noteCredential(fresh.authorization)
+        return try await send(replay)
     }
 }
 

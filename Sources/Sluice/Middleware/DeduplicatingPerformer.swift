@@ -1,7 +1,8 @@
 /// A performer that lets identical requests in flight at the same time share one transport call.
 ///
 /// Two `GET` or `HEAD` requests are identical when their method, URL and headers are; requests with a body are
-/// never shared. Every caller gets the shared response. A caller that is cancelled stops waiting at once without
+/// never shared, and neither is a stream (``stream(_:)``), whose body is read once. Every caller gets the shared
+/// response. A caller that is cancelled stops waiting at once without
 /// disturbing the others; the transport call is cancelled only when every caller has gone.
 ///
 /// Each caller keeps its own ``RequestContext``. The shared call runs under a context of its own (see
@@ -84,6 +85,18 @@ public final class DeduplicatingPerformer: RequestPerformer {
                 throw error
             }
         }
+    }
+
+    /// Streams a request through the base performer, on its own: a stream is never shared.
+    ///
+    /// A streamed body is read once, by one reader, as it arrives, so identical streams in flight each have a
+    /// transfer of their own.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The base performer's response.
+    /// - Throws: What the base performer throws.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        try await base.stream(request)
     }
 
     /// The number of callers waiting for the calls in flight.

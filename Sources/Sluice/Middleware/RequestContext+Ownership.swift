@@ -4,7 +4,8 @@ extension RequestContext {
     /// Inside a client (or another call that owns a context), `body` receives ``current`` and the owner sends the
     /// finish event. Called directly, with no context around, the call is the whole request: a new context is made
     /// for `request` and bound while `body` runs, and when `body` ends the observers registered in it receive their
-    /// finish event, with the transport's time. Either way a performer has one code path.
+    /// finish event, with the transport's time. Either way a performer has one code path. A performer's
+    /// ``RequestPerformer/stream(_:)`` uses ``withContext(forStreaming:_:)`` instead.
     ///
     /// - Parameters:
     ///   - request: The request the performer received, for a context of its own.
@@ -21,6 +22,30 @@ extension RequestContext {
         return try await RequestContext(request: request).run(body)
     }
 
+    /// Runs a performer's streaming call in the current request's context, or as a request of its own when there is
+    /// none.
+    ///
+    /// The form of ``withContext(for:_:)`` for ``RequestPerformer/stream(_:)``. Inside a client (or another call
+    /// that owns a context), `body` receives ``current`` and the owner sends the finish event. Called directly, with
+    /// no context around, the call is the whole request: a new context is made for `request`, and the call owns it
+    /// until the body it returns has ended, as ``runStreaming(_:)`` describes.
+    ///
+    /// - Parameters:
+    ///   - request: The request the performer received, for a context of its own.
+    ///   - body: The call, given the context.
+    /// - Returns: What `body` returns; with a context of its own, the same response whose body sends the finish event
+    ///   when it ends.
+    /// - Throws: What `body` throws.
+    public static func withContext(
+        forStreaming request: URLRequest,
+        _ body: (RequestContext) async throws -> StreamedHTTPResponse
+    ) async throws -> StreamedHTTPResponse {
+        if let current {
+            return try await body(current)
+        }
+        return try await RequestContext(request: request).runStreaming(body)
+    }
+
     /// Runs a call as this context's owner: binds the context as ``current`` while `body` runs, then sends the
     /// observers registered in it their finish event, with the transport's time and the outcome.
     ///
@@ -31,27 +56,75 @@ extension RequestContext {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     public func run(_ body: (RequestContext) async throws -> HTTPResponse) async throws -> HTTPResponse {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var metrics = PipelineMetrics()
-        metrics.requestBodyBytes = request.httpBody?.count ?? 0
+        let start = ContinuousClock.now
         do {
             let response = try await withCurrent { try await body(self) }
-            metrics.transport = clock.now - start
-            metrics.responseBodyBytes = response.body.count
-            finish(response: response, error: nil, metrics: metrics)
+            finishCall(since: start, response: response, bodyBytes: response.body.count, error: nil)
             return response
         } catch {
-            metrics.transport = clock.now - start
-            var failure = APIClient.transportError(error, request: request)
-            failure.attempts = max(attempts, failure.attempts)
-            if failure.attemptFailures.isEmpty {
-                failure.attemptFailures = failures
-            }
-            failure.metrics = metrics
-            finish(response: nil, error: failure, metrics: metrics)
+            finishCall(since: start, response: nil, bodyBytes: 0, error: error)
             throw error
         }
+    }
+
+    /// Runs a streaming call as this context's owner: binds the context as ``current`` while `body` runs, until the
+    /// head has arrived, and sends the observers registered in it their finish event when the request has its
+    /// outcome.
+    ///
+    /// A streamed request has its outcome when its body ends, not when its head arrives, so the finish event is sent
+    /// then: when the body has been read to its end; when it fails, with the error; or when its reader is cancelled
+    /// or drops it before its end, as a cancelled request. The event's response is the head with an empty body (the
+    /// body was handed out, not kept, so no observer reads it); its metrics count the body's bytes received in
+    /// ``PipelineMetrics/responseBodyBytes`` and the time from the call to the body's end in
+    /// ``PipelineMetrics/transport``. A call that throws before the head sends the event at once, with the error.
+    ///
+    /// ``withContext(forStreaming:_:)`` runs a streaming call with no context around this way.
+    ///
+    /// - Parameter body: The call, given the context.
+    /// - Returns: The response `body` returns, with a body that sends the finish event when it ends.
+    /// - Throws: What `body` throws.
+    public func runStreaming(
+        _ body: (RequestContext) async throws -> StreamedHTTPResponse
+    ) async throws -> StreamedHTTPResponse {
+        let start = ContinuousClock.now
+        let response: StreamedHTTPResponse
+        do {
+            response = try await withCurrent { try await body(self) }
+        } catch {
+            finishCall(since: start, response: nil, bodyBytes: 0, error: error)
+            throw error
+        }
+        let end = StreamedCallEnd(
+            context: self,
+            start: start,
+            head: HTTPResponse(status: response.status, headers: response.headers, url: response.url)
+        )
+        return response.replacingBody(with: response.body.relayed { try await end.next(from: &$0) })
+    }
+
+    /// Sends the finish event of a call this context owns, which began at `start`: with the response, or with the
+    /// error as the client reports it, the attempts and their failures.
+    fileprivate func finishCall(
+        since start: ContinuousClock.Instant,
+        response: HTTPResponse?,
+        bodyBytes: Int,
+        error: (any Error)?
+    ) {
+        var metrics = PipelineMetrics()
+        metrics.requestBodyBytes = request.httpBody?.count ?? 0
+        metrics.responseBodyBytes = bodyBytes
+        metrics.transport = ContinuousClock.now - start
+        guard let error else {
+            finish(response: response, error: nil, metrics: metrics)
+            return
+        }
+        var failure = APIClient.transportError(error, request: request)
+        failure.attempts = max(attempts, failure.attempts)
+        if failure.attemptFailures.isEmpty {
+            failure.attemptFailures = failures
+        }
+        failure.metrics = metrics
+        finish(response: nil, error: failure, metrics: metrics)
     }
 
     /// Runs `body` with this context as ``current``.
@@ -73,7 +146,7 @@ extension RequestContext {
     /// Sends the observers registered for the request their finish event.
     ///
     /// The context's owner calls it once, when the request has its outcome: ``APIClient`` when the whole pipeline
-    /// has run, ``run(_:)`` when its call ends.
+    /// has run, ``run(_:)`` when its call ends, ``runStreaming(_:)`` when the body of its call ends.
     ///
     /// - Parameters:
     ///   - response: The response, when one arrived.
@@ -95,5 +168,54 @@ extension RequestContext {
         for observer in observers {
             observer.observe(event)
         }
+    }
+}
+
+/// The end of a streamed call that owns its context: counts the body's bytes as they are read, and sends the finish
+/// event once, when the body ends, fails, or is dropped before its end.
+private final class StreamedCallEnd: Sendable {
+    private let context: RequestContext
+    private let start: ContinuousClock.Instant
+    /// The response's head, with an empty body, for the finish event.
+    private let head: HTTPResponse
+    private let state = Locked((bytes: 0, ended: false))
+
+    init(context: RequestContext, start: ContinuousClock.Instant, head: HTTPResponse) {
+        self.context = context
+        self.start = start
+        self.head = head
+    }
+
+    /// Reads the next chunk, counting it, and ends the call at the body's end or its failure.
+    func next(from chunks: inout HTTPBody.AsyncIterator) async throws -> Data? {
+        let chunk: Data?
+        do {
+            chunk = try await chunks.next()
+        } catch {
+            end(error)
+            throw error
+        }
+        if let chunk {
+            state.withLock { $0.bytes += chunk.count }
+        } else {
+            end(nil)
+        }
+        return chunk
+    }
+
+    /// Sends the finish event, the first time only.
+    private func end(_ error: (any Error)?) {
+        let bytes = state.withLock { state -> Int? in
+            guard !state.ended else { return nil }
+            state.ended = true
+            return state.bytes
+        }
+        guard let bytes else { return }
+        context.finishCall(since: start, response: error == nil ? head : nil, bodyBytes: bytes, error: error)
+    }
+
+    /// A body dropped before its end, read or not, ends the call as cancelled.
+    deinit {
+        end(CancellationError())
     }
 }

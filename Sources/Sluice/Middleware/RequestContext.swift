@@ -5,7 +5,8 @@
 /// This is the middleware contract. The built-in decorators (``RetryingPerformer``, ``AuthenticatingPerformer``,
 /// ``ObservingPerformer``, ``DeduplicatingPerformer``) use nothing else, so a performer of yours can do all they do.
 /// A performer reaches the context through ``withContext(for:_:)``, which hands it the current request's context,
-/// or, when no client is around (the performer is called directly), runs the call as a request of its own:
+/// or, when no client is around (the performer is called directly), runs the call as a request of its own
+/// (``withContext(forStreaming:_:)`` does the same for ``RequestPerformer/stream(_:)``):
 ///
 /// ```swift
 /// struct AttemptHeaderPerformer: RequestPerformer {

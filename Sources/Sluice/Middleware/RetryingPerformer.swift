@@ -4,12 +4,15 @@
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().retrying(.default))
 /// ```
 ///
-/// Each attempt is built afresh through ``RequestContext``, so a streamed body is read again from its start (called
-/// directly, with no client, there is no ``Request`` to build from, and a request with a body stream is sent once).
-/// Each attempt is counted in the context and each failure noted there. Waits are measured on ``clock`` and end at
-/// once when the calling task is cancelled. After the last attempt, a response is returned as it is (the client then
-/// reports its status) and a transport failure is thrown as a ``SluiceError`` saying how many attempts were made and
-/// why each failed; either way ``SluiceError/attemptFailures`` lists the earlier failures.
+/// Each attempt is built afresh through ``RequestContext``, so a request's body stream is read again from its start
+/// (called directly, with no client, there is no ``Request`` to build from, and a request with a body stream is sent
+/// once). Each attempt is counted in the context and each failure noted there. Waits are measured on ``clock`` and end
+/// at once when the calling task is cancelled. After the last attempt, a response is returned as it is (the client
+/// then reports its status) and a transport failure is thrown as a ``SluiceError`` saying how many attempts were made
+/// and why each failed; either way ``SluiceError/attemptFailures`` lists the earlier failures.
+///
+/// A streamed response (``stream(_:)``) is retried the same way, but only until its head is handed out: a response
+/// that is retried is dropped, which ends its transfer, and an error in the body of the one returned is never retried.
 public struct RetryingPerformer: RequestPerformer {
     /// The performer that sends each attempt.
     public let base: any RequestPerformer
@@ -39,11 +42,33 @@ public struct RetryingPerformer: RequestPerformer {
     ///   `CancellationError` when the task is cancelled during a wait; what the base performer throws otherwise.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         try await RequestContext.withContext(for: request) { context in
-            try await perform(request, in: context)
+            try await attempts(of: request, in: context) { try await base.perform($0) }
         }
     }
 
-    private func perform(_ request: URLRequest, in context: RequestContext) async throws -> HTTPResponse {
+    /// Streams a request, and again after a wait while it fails in a retryable way before its head is handed out.
+    ///
+    /// The attempts are those of ``perform(_:)``: the same policy, statuses, `Retry-After`, errors and deadline, each
+    /// counted and each failure noted in the context. A retry can only happen before the head is handed out: a
+    /// response that is retried (a 503, say) is dropped, which ends its transfer, and once a response is returned, an
+    /// error while reading its body is thrown by the body and never retried, since part of it may have been read.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The first response that is not retried, or the last one, with its body still arriving.
+    /// - Throws: A ``SluiceError`` with every attempt's failure when the last attempt fails before its head;
+    ///   `CancellationError` when the task is cancelled during a wait; what the base performer throws otherwise.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        try await RequestContext.withContext(forStreaming: request) { context in
+            try await attempts(of: request, in: context) { try await base.stream($0) }
+        }
+    }
+
+    /// The attempts of either form: sends each with `send` until a response or error is not retried.
+    private func attempts<Response: ResponseHead>(
+        of request: URLRequest,
+        in context: RequestContext,
+        send: (URLRequest) async throws -> Response
+    ) async throws -> Response {
         let elapsed = Stopwatch(clock)
         // A request whose body stream cannot be read again is sent once.
         let mayRetry = policy.allowsRetrying(request) && context.canRebuild
@@ -55,7 +80,8 @@ public struct RetryingPerformer: RequestPerformer {
             let attemptRequest = attempt == 1 ? request : try context.rebuild(keepingChangesIn: request, for: "a retry")
             let delay: Duration
             do {
-                let response = try await base.perform(attemptRequest)
+                // A response retried is released with this block, before the wait: a streamed one's transfer ends.
+                let response = try await send(attemptRequest)
                 guard mayRetry, policy.retryableStatuses.contains(response.status.code),
                     attempt < policy.maximumAttempts
                 else { return response }

@@ -15,6 +15,10 @@
 /// )
 /// ```
 ///
+/// A streamed request (``stream(_:)``) is bounded as a whole: the head must arrive within the limit, and the body must
+/// end within what is left of it, or it fails. A request's `timeoutInterval`, the idle timeout, still bounds each
+/// silence between two chunks.
+///
 /// Running out throws `URLError(.timedOut)`, which ``APIClient`` reports as ``SluiceError/Code/timedOut`` in the
 /// transport stage. For a bound on every stage, building and parsing included, see ``APIClient/deadline``.
 public struct TimeLimitedPerformer: RequestPerformer {
@@ -47,27 +51,52 @@ public struct TimeLimitedPerformer: RequestPerformer {
         let response = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
             try await base.perform(request)
         }
-        guard let response else {
-            throw URLError(
-                .timedOut,
-                userInfo: [
-                    NSLocalizedDescriptionKey: "no response within the time limit of \(PipelineMetrics.format(limit))"
-                ]
-            )
-        }
+        guard let response else { throw noResponse() }
         return response
+    }
+
+    /// Streams a request through the base performer within the limit, its body included.
+    ///
+    /// The limit bounds the whole exchange, from this call to the body's end: the head must arrive within it, and
+    /// the body must end within what is left, the reader's own time between chunks included. When the limit passes
+    /// while the body is being read, the base performer's transfer is cancelled and the body throws
+    /// `URLError(.timedOut)` saying how many bytes had arrived. How long the body may stay silent between two chunks
+    /// is the request's `timeoutInterval`, which ``NetworkRequestPerformer`` enforces between chunks.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The base performer's response, with a body that fails when the limit passes.
+    /// - Throws: `URLError(.timedOut)` when the limit passes before the head; what the base performer throws
+    ///   otherwise.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        let base = self.base
+        let elapsed = Stopwatch(clock)
+        let response = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
+            try await base.stream(request)
+        }
+        guard let response else { throw noResponse() }
+        let rest = BodyTimeLimit(limit: limit, clock: clock, elapsed: elapsed)
+        return response.replacingBody(with: response.body.relayed { try await rest.next(from: &$0) })
+    }
+
+    private func noResponse() -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: [
+                NSLocalizedDescriptionKey: "no response within the time limit of \(PipelineMetrics.format(limit))"
+            ]
+        )
     }
 
     /// Runs the transport until it ends or `limit` passes on `clock`, whichever is first; when the limit passes the
     /// transport is cancelled and the result is `nil`.
     ///
-    /// ``APIClient/deadline`` runs its transport stage through this too.
-    static func race<Response: Sendable>(
+    /// ``APIClient/deadline`` runs its transport stage through this too, and a time-limited streamed body each read.
+    static func race<Result: Sendable>(
         within limit: Duration,
         clock: any Clock<Duration>,
-        _ transport: @escaping @Sendable () async throws -> Response
-    ) async throws -> Response? {
-        try await withThrowingTaskGroup(of: Response?.self) { group in
+        _ transport: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result? {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await transport() }
             group.addTask {
                 try await clock.sleep(for: limit)
@@ -76,6 +105,61 @@ public struct TimeLimitedPerformer: RequestPerformer {
             defer { group.cancelAll() }
             return try await group.next() ?? nil
         }
+    }
+}
+
+/// What is left of a time limit once the head has arrived, spent reading the body.
+private struct BodyTimeLimit: Sendable {
+    let limit: Duration
+    let clock: any Clock<Duration>
+    /// The time since the exchange began.
+    let elapsed: Stopwatch
+    /// The bytes read so far, and whether the body has ended or failed, after which it reads as ended.
+    private let state = Locked((bytes: 0, over: false))
+
+    init(limit: Duration, clock: any Clock<Duration>, elapsed: Stopwatch) {
+        self.limit = limit
+        self.clock = clock
+        self.elapsed = elapsed
+    }
+
+    /// Reads the next chunk if it arrives within the limit; otherwise ends the transfer and throws.
+    func next(from chunks: inout HTTPBody.AsyncIterator) async throws -> Data? {
+        let (bytes, over) = state.withLock { ($0.bytes, $0.over) }
+        guard !over else { return nil }
+        let remaining = limit - elapsed.read()
+        var chunk: Data??
+        if remaining > .zero {
+            // The race reads in a task of its own. The iterator is passed through a lock rather than shared: this task
+            // waits for the race to end before it touches the iterator again, so one task at a time reads it.
+            let reading = Locked<HTTPBody.AsyncIterator?>(chunks)
+            chunk = try await TimeLimitedPerformer.race(within: remaining, clock: clock) {
+                var iterator = reading.withLock { $0 }
+                return try await iterator?.next()
+            }
+        }
+        guard let chunk else {
+            state.withLock { $0.over = true }
+            // The race cancelled the read, which ends the transfer; the limit may also have passed between reads, so
+            // the base body is let go too.
+            chunks = .finished
+            throw URLError(
+                .timedOut,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "the time limit of \(PipelineMetrics.format(limit)) passed while the body was being read, "
+                        + "after \(bytes) \(bytes == 1 ? "byte" : "bytes")"
+                ]
+            )
+        }
+        state.withLock { state in
+            if let chunk {
+                state.bytes += chunk.count
+            } else {
+                state.over = true
+            }
+        }
+        return chunk
     }
 }
 

@@ -8,7 +8,9 @@
 /// Placed outside a retrying performer it sees one request; inside, it is called for each attempt but still
 /// reports the request once, with the number of attempts. It registers its observer in the request's
 /// ``RequestContext``, whose owner sends the finish event: the client, or, used without one, the call itself (see
-/// ``RequestContext/withContext(for:_:)``), which then reports the transport alone.
+/// ``RequestContext/withContext(for:_:)``), which then reports the transport alone. A streamed request
+/// (``stream(_:)``) is reported the same way; its body passes through unread, and its finish event comes when the body
+/// ends.
 public final class ObservingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
@@ -32,19 +34,39 @@ public final class ObservingPerformer: RequestPerformer {
     /// - Throws: What the base performer throws.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         try await RequestContext.withContext(for: request) { context in
-            if context.register(observer, id: ObjectIdentifier(self)) {
-                observer.observe(
-                    RequestEvent(
-                        kind: .started,
-                        id: context.id,
-                        request: request,
-                        attempts: max(context.attempts, 1),
-                        credentials: context.credentials
-                    )
-                )
-            }
+            announce(request, in: context)
             return try await base.perform(request)
         }
+    }
+
+    /// Reports the start of the request, streams it, and leaves the finish event to the context's owner.
+    ///
+    /// The body is handed out untouched: the observer never reads it. Used without a client, the call owns its
+    /// context and the finish event is sent when the body ends, with the bytes received (see
+    /// ``RequestContext/runStreaming(_:)``).
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The base performer's response.
+    /// - Throws: What the base performer throws.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        try await RequestContext.withContext(forStreaming: request) { context in
+            announce(request, in: context)
+            return try await base.stream(request)
+        }
+    }
+
+    /// Registers the observer in the request's context and sends it the start event, once per request.
+    private func announce(_ request: URLRequest, in context: RequestContext) {
+        guard context.register(observer, id: ObjectIdentifier(self)) else { return }
+        observer.observe(
+            RequestEvent(
+                kind: .started,
+                id: context.id,
+                request: request,
+                attempts: max(context.attempts, 1),
+                credentials: context.credentials
+            )
+        )
     }
 }
 

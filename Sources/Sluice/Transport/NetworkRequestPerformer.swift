@@ -40,11 +40,12 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Parameters:
     ///   - configuration: The session configuration; `.ephemeral` by default (no cookies or cache on disk).
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
-    ///   - streamBufferLimit: The most bytes of a streamed body held for a reader that is behind; 16 MiB by default.
+    ///   - streamBufferLimit: The most bytes of a streamed body held for a reader that is behind; 64 MiB by default,
+    ///     as for a whole body.
     public init(
         configuration: URLSessionConfiguration = .ephemeral,
         maximumBodySize: Int = 64 << 20,
-        streamBufferLimit: Int = 16 << 20
+        streamBufferLimit: Int = 64 << 20
     ) {
         self.maximumBodySize = maximumBodySize
         self.streamBufferLimit = streamBufferLimit

@@ -17,6 +17,16 @@ private struct AttemptHeaderPerformer: RequestPerformer {
     }
 }
 
+extension AttemptHeaderPerformer {
+    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        try await RequestContext.withContext(forStreaming: request) { context in
+            var request = request
+            request.setValue(String(max(context.attempts, 1)), forHTTPHeaderField: "X-Attempt")
+            return try await base.stream(request)
+        }
+    }
+}
+
 private struct SigningPerformer: RequestPerformer {
     let base: any RequestPerformer
     let keyID: String
@@ -125,6 +135,20 @@ private struct Pay: Request {
         )
         _ = try await client.perform(Pay(url: try #require(URL(string: "https://api.example.com/payments"))))
         #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
+    }
+
+    @Test func tellsTheServerWhichAttemptItStreams() async throws {
+        let base = ScriptedStreams([
+            ScriptedStreams.Scripted(status: .badGateway, chunks: ["busy"]),
+            ScriptedStreams.Scripted(status: .ok, chunks: ["streamed"], end: .finished),
+        ])
+        let performer = AttemptHeaderPerformer(base: base).retrying(
+            RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }),
+            clock: TestClock()
+        )
+        let response = try await performer.stream(URLRequest(url: try testURL("https://api.example.com/feed")))
+        #expect(try await response.body.collect(upTo: 100) == Data("streamed".utf8))
+        #expect(base.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
     }
 
     @Test func snippetsCompose() {

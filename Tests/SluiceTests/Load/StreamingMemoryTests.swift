@@ -11,8 +11,8 @@ import Testing
 /// 1 GiB stream through the client, read as fast as it comes, peaked between 40 MiB and 330 MiB above the start
 /// from one run to the next. Only a transport that stops reading its socket when the reader stops bounds it.
 @Suite(.serialized) struct StreamingMemoryTests {
-    /// 1 GiB in the plain build; a sanitizer slows every byte, so there the body is 64 MiB.
-    static let bodySize: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : 64 << 20
+    /// 256 MiB in the plain build; a sanitizer slows every byte, so there the body is 64 MiB.
+    static let bodySize: Int64 = SoakTests.sanitizer == nil ? 256 << 20 : 64 << 20
 
     struct Download: Request {
         typealias ResponseObject = Data
@@ -23,10 +23,12 @@ import Testing
         }
     }
 
-    @Test func aGibibyteStreamsThroughInOrder() async throws {
+    @Test func aLargeBodyStreamsThroughInOrder() async throws {
         let server = try LoopbackServer()
         server.route("/big", response: .generated(byteCount: Self.bodySize, announcingLength: true))
-        let client = APIClient()
+        // A buffer as large as the body: on a machine busy with the rest of the suite the reader may get no time
+        // for a while, and this test checks that every byte arrives in order, not what is held.
+        let client = APIClient(requestPerformer: NetworkRequestPerformer(streamBufferLimit: Int(Self.bodySize)))
         var received: Int64 = 0
         let response = try await client.stream(Download(url: server.url("/big")))
         #expect(response.body.expectedLength == Self.bodySize)
