@@ -61,13 +61,17 @@ final class ScriptedStreamPerformer: RequestPerformer {
         let performer = ScriptedStreamPerformer([
             .init(headers: ["Content-Length": "20"], chunks: ["0123456"], failure: URLError(.networkConnectionLost))
         ])
-        let client = APIClient(requestPerformer: performer)
+        let log = EventLog()
+        let client = APIClient(requestPerformer: performer.observed(by: log))
         let response = try await client.stream(request)
         let error = await #expect(throws: SluiceError.self) { try await response.body.collect(upTo: 100) }
         #expect(error?.code == .transport)
         #expect(error?.stage == .transport)
         #expect(error?.message.hasPrefix("the response body failed after 7 of 20 bytes: ") == true)
         #expect(error?.request?.url == request.url)
+        #expect(log.events.map(\.kind) == [.started, .finished])
+        #expect(log.events.last?.error?.message == error?.message)
+        #expect(log.events.last?.metrics.responseBodyBytes == 7)
     }
 
     @Test func droppingTheBodySendsTheFinishEventAsACancellation() async throws {
