@@ -15,7 +15,8 @@ extension Client {
     /// parser and `parse` are not used.
     ///
     /// ```swift
-    /// let result = try await client.download(GetExport(id: 7), to: destination).finished()
+    /// let result = try await client.download(GetReport(year: 2025), to: destination).finished()
+    /// print(result.resumedFrom ?? 0)
     /// ```
     ///
     /// - Parameters:

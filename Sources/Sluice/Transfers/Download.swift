@@ -4,7 +4,7 @@
 /// and watch it come with ``progress``:
 ///
 /// ```swift
-/// let download = client.download(GetExport(id: 7), to: destination)
+/// let download = client.download(GetReport(year: 2025), to: destination)
 /// for await progress in download.progress {
 ///     print(progress.bytesReceived, progress.expectedBytes ?? -1)
 /// }
