@@ -319,23 +319,30 @@ import Testing
         #expect(scratch.names.isEmpty)
     }
 
-    @Test func cancellingKeepsThePartialFileForResuming() async throws {
+    @Test(arguments: [false, true])
+    func cancellingKeepsThePartialFileForResuming(byCancellingTheWaiter: Bool) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        // About four seconds for the whole body: the download is cancelled at its first bytes.
         server.route(
             "/file",
             response: LoopbackResponse(
                 headers: [eTag],
                 body: content,
-                fault: .drip(bytes: 512, every: .milliseconds(5))
+                fault: .drip(bytes: 256, every: .milliseconds(10))
             )
         )
         let scratch = try ScratchDirectory()
         let destination = scratch.file("file.bin")
         let download = APIClient().download(Raw(url: server.url("/file")), to: destination)
+        let waiter = Task { try await download.finished() }
         try await waitUntil("bytes in the partial file") { (scratch.size(of: "file.bin.part") ?? 0) > 0 }
-        download.cancel()
-        let error = await #expect(throws: SluiceError.self) { try await download.finished() }
+        if byCancellingTheWaiter {
+            waiter.cancel()
+        } else {
+            download.cancel()
+        }
+        let error = await #expect(throws: SluiceError.self) { try await waiter.value }
         #expect(error?.code == .cancelled)
         let kept = try #require(scratch.size(of: "file.bin.part"))
         #expect(kept > 0 && kept < 100_000)
@@ -346,6 +353,22 @@ import Testing
         let result = try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
         #expect(result.resumedFrom == Int64(kept))
         #expect(try Data(contentsOf: destination) == content)
+    }
+
+    @Test func notResumingStartsOverWithoutARange() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let file = RangedFile(content, validators: [eTag])
+        server.route("/file", respond: file.respond)
+        let scratch = try ScratchDirectory()
+        let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
+        let result = try await APIClient()
+            .download(Raw(url: server.url("/file")), to: destination, resuming: false)
+            .finished()
+        #expect(result.resumedFrom == nil)
+        #expect(try Data(contentsOf: destination) == content)
+        #expect(server.receivedRequests.map { $0.header("Range") } == [nil])
+        #expect(scratch.names == ["file.bin"])
     }
 
     @Test func sixteenMebibytesArriveWhole() async throws {
