@@ -15,6 +15,13 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
     /// Downloads the file, reporting the bytes written as they reach it.
     func run(reporting progress: AsyncStream<TransferProgress>.Continuation) async throws(SluiceError) -> DownloadResult
     {
+        guard destination.isFileURL else {
+            throw SluiceError(
+                .deserialize,
+                message: "a download's destination must be a file URL, not \(destination.absoluteString)",
+                request: try? request.build()
+            )
+        }
         let file: PartialFile
         do {
             file = try PartialFile(opening: partialURL)

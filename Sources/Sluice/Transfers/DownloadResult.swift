@@ -3,8 +3,9 @@ public struct DownloadResult: Sendable {
     /// The file: the destination the download was asked to write.
     public var url: URL
 
-    /// The head of the response whose body completed the file (its ``HTTPResponse/body`` empty): `200 OK` for a
-    /// download from the start, `206 Partial Content` for one resumed.
+    /// The head of the response that completed the file (its ``HTTPResponse/body`` empty): `200 OK` for a download
+    /// from the start, `206 Partial Content` for one resumed, `416 Range Not Satisfiable` for a partial file that an
+    /// earlier download had already completed.
     public var response: HTTPResponse
 
     /// The size of the file in bytes.

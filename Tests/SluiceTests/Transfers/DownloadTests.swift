@@ -294,6 +294,18 @@ import Testing
         #expect(server.requestCount == 0)
     }
 
+    @Test func aDestinationThatIsNotAFileFailsBeforeSending() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/file", response: LoopbackResponse(body: content))
+        let destination = try #require(URL(string: "https://example.com/file.bin"))
+        let error = await #expect(throws: SluiceError.self) {
+            try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+        }
+        #expect(error?.message == "a download's destination must be a file URL, not https://example.com/file.bin")
+        #expect(server.requestCount == 0)
+    }
+
     @Test func anUnacceptedStatusLeavesAnEarlierPartialFileForLater() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
