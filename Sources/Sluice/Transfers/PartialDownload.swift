@@ -38,6 +38,12 @@ struct PartialDownload {
     /// Checks a `206 Partial Content`: its `Content-Range` must continue the file to its end, and its validator must
     /// be the one recorded; returns the bytes its body holds and the length of the whole representation, when known.
     func check(_ headers: HTTPHeaders) throws(DownloadMismatch) -> (bytes: Int64, completeLength: Int64?) {
+        if headers.contentIsEncoded {
+            throw DownloadMismatch(
+                message: "the partial response is encoded (Content-Encoding: \(headers[.contentEncoding] ?? "")): its "
+                    + "bytes cannot continue the decoded file"
+            )
+        }
         let recorded = record?.completeLength
         let value = headers[.contentRange]
         let contentRange = value.flatMap(ContentRange.init)
@@ -82,10 +88,12 @@ struct PartialDownload {
             try file.truncateToEmpty()
             offset = 0
         }
-        let encoding = headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased()
         let length =
-            encoding == nil || encoding == "identity"
-            ? headers[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } : nil
+            headers.contentIsEncoded
+            ? nil
+            : headers[.contentLength].flatMap {
+                Int64($0.trimmingCharacters(in: .whitespaces))
+            }
         record = ResumeRecord(headers: headers, completeLength: length)
         if let record {
             try record.save(to: recordURL)

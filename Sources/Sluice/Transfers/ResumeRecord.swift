@@ -26,8 +26,13 @@ struct ResumeRecord: Codable, Sendable, Hashable {
 
     /// The record for a response, or `nil` when it has no validator a range request may use: a weak `ETag`
     /// (`W/"…"`) cannot be sent in `If-Range` (RFC 9110, section 13.1.5), so only `Last-Modified` can stand in for it.
+    ///
+    /// A body with a `Content-Encoding` cannot be resumed either: the transport may decode it, and then the partial
+    /// file's size counts decoded bytes where a `Range` counts encoded ones.
     init?(headers: HTTPHeaders, completeLength: Int64?) {
-        if let eTag = headers[.eTag], !eTag.hasPrefix("W/"), !eTag.isEmpty {
+        if headers.contentIsEncoded {
+            return nil
+        } else if let eTag = headers[.eTag], !eTag.hasPrefix("W/"), !eTag.isEmpty {
             field = .eTag
             validator = eTag
         } else if let lastModified = headers[.lastModified], !lastModified.isEmpty {
@@ -68,5 +73,16 @@ struct ResumeRecord: Codable, Sendable, Hashable {
         }
         file.closeDescriptor()
         try PartialFile.move(temporary, to: url)
+    }
+}
+
+extension HTTPHeaders {
+    /// Whether the content has a coding other than `identity`, such as `gzip`: its bytes on the wire are not the
+    /// bytes a transport that decodes it hands out.
+    var contentIsEncoded: Bool {
+        guard let coding = self[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() else {
+            return false
+        }
+        return !coding.isEmpty && coding != "identity"
     }
 }

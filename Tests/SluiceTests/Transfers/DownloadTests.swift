@@ -254,6 +254,47 @@ import Testing
         #expect(scratch.names.isEmpty)
     }
 
+    @Test func aCutEncodedBodyIsRemovedForItCannotBeResumed() async throws {
+        // The transport hands out the decoded bytes, which a Range of encoded bytes cannot continue.
+        let performer = ScriptedStreamPerformer([
+            .init(
+                headers: ["ETag": "\"v1\"", "Content-Encoding": "gzip", "Content-Length": "4"],
+                chunks: ["0123456"],
+                failure: URLError(.networkConnectionLost)
+            )
+        ])
+        let scratch = try ScratchDirectory()
+        let error = await #expect(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: performer)
+                .download(Raw(url: URL(fileURLWithPath: "/file")), to: scratch.file("file.bin"))
+                .finished()
+        }
+        #expect(error?.message.hasPrefix("the response body failed after 7 of 4 bytes: ") == true)
+        #expect(scratch.names.isEmpty)
+    }
+
+    @Test func anEncodedPartialResponseFailsAndRemovesThePartialFile() async throws {
+        let performer = ScriptedStreamPerformer([
+            .init(
+                status: .partialContent,
+                headers: ["ETag": "\"v1\"", "Content-Encoding": "gzip", "Content-Range": "bytes 40000-99999/100000"],
+                chunks: ["encoded"]
+            )
+        ])
+        let scratch = try ScratchDirectory()
+        let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
+        let error = await #expect(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: performer)
+                .download(Raw(url: URL(fileURLWithPath: "/file")), to: destination)
+                .finished()
+        }
+        #expect(
+            error?.message
+                == "the partial response is encoded (Content-Encoding: gzip): its bytes cannot continue the decoded file"
+        )
+        #expect(scratch.names.isEmpty)
+    }
+
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
     func aDiskThatFailsWhileWritingFailsNamingTheFileAndRemovesThePartialFile() async throws {
         let server = try LoopbackServer()

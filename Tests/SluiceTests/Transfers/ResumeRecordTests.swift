@@ -22,6 +22,11 @@ import Testing
         #expect(ResumeRecord(headers: ["Content-Length": "5"], completeLength: 5) == nil)
     }
 
+    @Test func anEncodedResponseCannotBeResumed() {
+        #expect(ResumeRecord(headers: ["ETag": "\"v1\"", "Content-Encoding": "gzip"], completeLength: nil) == nil)
+        #expect(ResumeRecord(headers: ["ETag": "\"v1\"", "Content-Encoding": "identity"], completeLength: nil) != nil)
+    }
+
     @Test func isKeptAsJSONBesideThePartialFile() throws {
         let scratch = try ScratchDirectory()
         let url = scratch.file("file.bin.part.resume")
