@@ -194,7 +194,10 @@ private struct EventConnection<C: Client, R: Request>: Sendable {
             }
             do {
                 let next = try await client.eventStream(
-                    LastEventIDRequest(base: request, lastEventID: state.lastEventID)
+                    HeaderSettingRequest(
+                        base: request,
+                        headers: state.lastEventID.isEmpty ? [:] : ["Last-Event-ID": state.lastEventID]
+                    )
                 )
                 if next.status.code == 204 {
                     state.ended = true
@@ -219,32 +222,5 @@ private struct EventConnection<C: Client, R: Request>: Sendable {
                 failure = error
             }
         }
-    }
-}
-
-/// A request sent again with the `Last-Event-ID` header, to resume an event stream.
-private struct LastEventIDRequest<Base: Request>: Request {
-    typealias ResponseObject = Base.ResponseObject
-    typealias ResponseParser = Base.ResponseParser
-
-    let base: Base
-    let lastEventID: String
-
-    func build() throws -> URLRequest {
-        var request = try base.build()
-        if !lastEventID.isEmpty {
-            request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
-        }
-        return request
-    }
-
-    func parse(_ representation: Base.ResponseParser.Representation) throws -> Base.ResponseObject {
-        try base.parse(representation)
-    }
-
-    var deserializer: (any Deserializer)? { base.deserializer }
-
-    func errorResponse(from response: HTTPResponse) throws -> (any Sendable)? {
-        try base.errorResponse(from: response)
     }
 }

@@ -1,0 +1,28 @@
+/// A request sent with some header fields set on top of those it builds, such as `Last-Event-ID` to resume an event
+/// stream or `Range` to resume a download; otherwise the request it wraps.
+struct HeaderSettingRequest<Base: Request>: Request {
+    typealias ResponseObject = Base.ResponseObject
+    typealias ResponseParser = Base.ResponseParser
+
+    let base: Base
+    /// The fields to set, replacing any of the same name the base request builds.
+    let headers: HTTPHeaders
+
+    func build() throws -> URLRequest {
+        var request = try base.build()
+        for field in headers {
+            request.setValue(field.value, forHTTPHeaderField: field.name.name)
+        }
+        return request
+    }
+
+    func parse(_ representation: Base.ResponseParser.Representation) throws -> Base.ResponseObject {
+        try base.parse(representation)
+    }
+
+    var deserializer: (any Deserializer)? { base.deserializer }
+
+    func errorResponse(from response: HTTPResponse) throws -> (any Sendable)? {
+        try base.errorResponse(from: response)
+    }
+}
