@@ -169,7 +169,12 @@ public final class MockClient: Client {
     /// The answer of the first stub that matches a request, after its delay.
     private func answer<R: Request>(for request: R) async throws(SluiceError) -> MockResponse<R.ResponseObject> {
         let candidates = table.withLock { $0 }
-        guard let stub = candidates.first(where: { $0.matches(request) }) else {
+        // A request the client wrapped (to resume an event stream or a download) matches as the request it wraps.
+        var matched: any Request = request
+        while let wrapping = matched as? any WrappingRequest {
+            matched = wrapping.wrappedRequest
+        }
+        guard let stub = candidates.first(where: { [matched] in $0.matches(matched) }) else {
             let listing =
                 candidates.isEmpty
                 ? "no stubs are registered"

@@ -363,13 +363,28 @@ import Testing
     }
 
     @Test func aClientThatDoesNotStreamFailsSayingSo() async throws {
+        struct BufferingClient: Client {
+            func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
+                throw SluiceError(.transport, message: "not used")
+            }
+        }
         let scratch = try ScratchDirectory()
         let error = await #expect(throws: SluiceError.self) {
-            try await MockClient().download(Raw(url: URL(fileURLWithPath: "/file")), to: scratch.file("file.bin"))
+            try await BufferingClient().download(Raw(url: URL(fileURLWithPath: "/file")), to: scratch.file("file.bin"))
                 .finished()
         }
-        #expect(error?.message == "MockClient does not stream responses")
+        #expect(error?.message == "BufferingClient does not stream responses")
         #expect(scratch.names.isEmpty)
+    }
+
+    @Test func aMockClientDownloadsAStubbedStreamMatchedByTheRequestItWasGiven() async throws {
+        let scratch = try ScratchDirectory()
+        let mock = MockClient()
+        mock.stub(Raw.self, .stream(MockStream(parts: [.text("first "), .text("second")])))
+        let result = try await mock.download(Raw(url: URL(fileURLWithPath: "/file")), to: scratch.file("file.bin"))
+            .finished()
+        #expect(result.bytes == 12)
+        #expect(try Data(contentsOf: scratch.file("file.bin")) == Data("first second".utf8))
     }
 
     @Test(arguments: [false, true])
