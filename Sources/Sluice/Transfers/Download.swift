@@ -6,7 +6,7 @@
 /// ```swift
 /// let download = client.download(GetReport(year: 2025), to: destination)
 /// for await progress in download.progress {
-///     print(progress.bytesReceived, progress.expectedBytes ?? -1)
+///     print(progress.bytesTransferred, progress.expectedBytes ?? -1)
 /// }
 /// let result = try await download.finished()
 /// print(result.url.lastPathComponent, result.bytes)
@@ -25,12 +25,12 @@ public struct Download: Sendable {
     ///
     /// Values never go down: the first comes with the response's head (for a resumed download, the bytes already
     /// in the partial file), then one follows each chunk written; the last of a complete download has
-    /// ``TransferProgress/expectedBytes`` equal to ``TransferProgress/bytesReceived``. The sequence ends when the
+    /// ``TransferProgress/expectedBytes`` equal to ``TransferProgress/bytesTransferred``. The sequence ends when the
     /// download does, however it ends. A reader that falls behind sees the newest value, not every one; one task reads
     /// it.
     public let progress: AsyncStream<TransferProgress>
 
-    private let task: Task<Result<DownloadResult, SluiceError>, Never>
+    private let transfer: Transfer<DownloadResult>
 
     /// Starts a download.
     ///
@@ -44,16 +44,9 @@ public struct Download: Sendable {
                 DownloadResult, SluiceError
             >
     ) {
-        let (progress, continuation) = AsyncStream.makeStream(
-            of: TransferProgress.self,
-            bufferingPolicy: .bufferingNewest(1)
-        )
         self.destination = destination
-        self.progress = progress
-        task = Task {
-            defer { continuation.finish() }
-            return await operation(continuation)
-        }
+        transfer = Transfer(operation)
+        progress = transfer.progress
     }
 
     /// Waits until the download ends, and returns what it produced.
@@ -63,19 +56,13 @@ public struct Download: Sendable {
     /// - Returns: The file in place, the response it came from, its size, and where it resumed.
     /// - Throws: ``SluiceError``: what failed the request, its body or the file (see <doc:Downloads>).
     public func finished() async throws(SluiceError) -> DownloadResult {
-        let task = self.task
-        return try await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
-        }
-        .get()
+        try await transfer.finished()
     }
 
     /// Stops the download; ``finished()`` then throws a ``SluiceError/Code/cancelled`` error.
     ///
     /// A download already complete is not undone.
     public func cancel() {
-        task.cancel()
+        transfer.cancel()
     }
 }

@@ -99,7 +99,7 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
         }
 
         let total = partial.record?.completeLength ?? expected.bytes.map { partial.offset + $0 }
-        progress.yield(TransferProgress(bytesReceived: partial.offset, expectedBytes: total))
+        progress.yield(TransferProgress(bytesTransferred: partial.offset, expectedBytes: total))
         let received = try await write(
             head.body,
             to: partial,
@@ -107,11 +107,11 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
             request: urlRequest,
             response: response
         ) { received in
-            progress.yield(TransferProgress(bytesReceived: partial.offset + received, expectedBytes: total))
+            progress.yield(TransferProgress(bytesTransferred: partial.offset + received, expectedBytes: total))
         }
         let size = partial.offset + received
         if total == nil {
-            progress.yield(TransferProgress(bytesReceived: size, expectedBytes: size))
+            progress.yield(TransferProgress(bytesTransferred: size, expectedBytes: size))
         }
         return try complete(partial, response: response, size: size, request: urlRequest)
     }
@@ -197,7 +197,7 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
         if let record = partial.record, partial.offset > 0, let length, (record.completeLength ?? length) == length,
             partial.offset == length
         {
-            progress.yield(TransferProgress(bytesReceived: length, expectedBytes: length))
+            progress.yield(TransferProgress(bytesTransferred: length, expectedBytes: length))
             return try complete(partial, response: response, size: length, request: request)
         }
         partial.discard()

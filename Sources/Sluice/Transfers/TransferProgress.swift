@@ -11,7 +11,7 @@
 /// ```
 public struct TransferProgress: Sendable, Hashable {
     /// The bytes transferred so far; for a resumed download, the bytes an earlier attempt left included.
-    public var bytesReceived: Int64
+    public var bytesTransferred: Int64
 
     /// The bytes the transfer holds in all, when the server said so; `nil` when it did not.
     public var expectedBytes: Int64?
@@ -19,10 +19,10 @@ public struct TransferProgress: Sendable, Hashable {
     /// Creates a progress report.
     ///
     /// - Parameters:
-    ///   - bytesReceived: The bytes transferred so far.
+    ///   - bytesTransferred: The bytes transferred so far.
     ///   - expectedBytes: The bytes in all, when known.
-    public init(bytesReceived: Int64, expectedBytes: Int64?) {
-        self.bytesReceived = bytesReceived
+    public init(bytesTransferred: Int64, expectedBytes: Int64?) {
+        self.bytesTransferred = bytesTransferred
         self.expectedBytes = expectedBytes
     }
 
@@ -32,6 +32,6 @@ public struct TransferProgress: Sendable, Hashable {
     public var fractionCompleted: Double? {
         guard let expectedBytes else { return nil }
         guard expectedBytes > 0 else { return 1 }
-        return min(1, Double(bytesReceived) / Double(expectedBytes))
+        return min(1, Double(bytesTransferred) / Double(expectedBytes))
     }
 }

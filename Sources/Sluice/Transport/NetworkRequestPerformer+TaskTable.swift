@@ -15,6 +15,8 @@ extension NetworkRequestPerformer {
             /// For a buffered request, the largest body accepted; for a streamed one, the most bytes held for a
             /// reader that is behind.
             var limit: Int
+            /// Who wants to know how much of the request body was sent, and the body's length when known.
+            var upload: (reporter: UploadProgressReporter, expected: Int64?)?
             var body = Data()
             var response: HTTPURLResponse?
             var failure: (any Error)?
@@ -30,12 +32,17 @@ extension NetworkRequestPerformer {
         private let state = Locked((entries: [Int: Entry](), cancelledEarly: Set<Int>()))
 
         /// Registers a task; returns whether to resume it (not when it was cancelled first).
-        func start(_ identifier: Int, continuation: CheckedContinuation<HTTPResponse, any Error>, limit: Int) -> Bool {
+        func start(
+            _ identifier: Int,
+            continuation: CheckedContinuation<HTTPResponse, any Error>,
+            limit: Int,
+            upload: (reporter: UploadProgressReporter, expected: Int64?)?
+        ) -> Bool {
             let cancelled = state.withLock { state in
                 if state.cancelledEarly.remove(identifier) != nil {
                     return true
                 }
-                state.entries[identifier] = Entry(continuation: continuation, limit: limit)
+                state.entries[identifier] = Entry(continuation: continuation, limit: limit, upload: upload)
                 return false
             }
             if cancelled {
@@ -48,13 +55,14 @@ extension NetworkRequestPerformer {
         func startStream(
             _ identifier: Int,
             head: CheckedContinuation<StreamedHTTPResponse, any Error>,
-            bufferLimit: Int
+            bufferLimit: Int,
+            upload: (reporter: UploadProgressReporter, expected: Int64?)?
         ) -> Bool {
             let cancelled = state.withLock { state in
                 if state.cancelledEarly.remove(identifier) != nil {
                     return true
                 }
-                state.entries[identifier] = Entry(head: head, limit: bufferLimit)
+                state.entries[identifier] = Entry(head: head, limit: bufferLimit, upload: upload)
                 return false
             }
             if cancelled {
@@ -341,6 +349,20 @@ extension NetworkRequestPerformer {
                 return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
             }
             return origin(first) == origin(second)
+        }
+
+        /// Reports the bytes of the body sent so far, which FoundationNetworking counts as it reads the body for
+        /// libcurl, whether the body is data or a stream.
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didSendBodyData bytesSent: Int64,
+            totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            guard let upload = state.withLock({ $0.entries[task.taskIdentifier]?.upload }) else { return }
+            let expected = upload.expected ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+            upload.reporter.report(totalBytesSent, expected)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -92,6 +92,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let upload = NetworkRequestPerformer.uploadProgress(of: request)
         let request = request.framedForURLSession
         noteStoredCookies(for: request)
         let tasks = self.tasks
@@ -113,7 +114,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
         let timeout = request.timeoutInterval
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if tasks.start(identifier, continuation: continuation, limit: limit) {
+                if tasks.start(identifier, continuation: continuation, limit: limit, upload: upload) {
                     if let idleTimeout = Duration(idleTimeout: timeout) {
                         tasks.watch(task, idleTimeout: idleTimeout)
                     }
@@ -154,6 +155,7 @@ extension NetworkRequestPerformer {
         guard ownsSession else {
             return StreamedHTTPResponse(try await perform(request))
         }
+        let upload = NetworkRequestPerformer.uploadProgress(of: request)
         let request = request.framedForURLSession
         noteStoredCookies(for: request)
         let tasks = self.tasks
@@ -163,7 +165,7 @@ extension NetworkRequestPerformer {
         let timeout = request.timeoutInterval
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if tasks.startStream(identifier, head: continuation, bufferLimit: limit) {
+                if tasks.startStream(identifier, head: continuation, bufferLimit: limit, upload: upload) {
                     if let idleTimeout = Duration(idleTimeout: timeout) {
                         tasks.watch(task, idleTimeout: idleTimeout)
                     }
@@ -174,6 +176,17 @@ extension NetworkRequestPerformer {
             tasks.cancel(identifier)
             task.cancel()
         }
+    }
+
+    /// Who wants to know how much of a request's body was sent, and the body's length when the request says: its
+    /// data's, or its `Content-Length` for a stream (read before it is left out for FoundationNetworking).
+    private static func uploadProgress(of request: URLRequest) -> (reporter: UploadProgressReporter, expected: Int64?)?
+    {
+        guard let reporter = UploadProgressReporter.current else { return nil }
+        let expected =
+            request.httpBody.map { Int64($0.count) }
+            ?? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        return (reporter, expected)
     }
 
     /// Notes the cookies URLSession adds from the session's storage as credentials, so that logs and fixtures hide

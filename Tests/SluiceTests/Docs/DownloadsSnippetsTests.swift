@@ -115,7 +115,7 @@ private struct GetReport: Request {
                 do {  // Download
                     let download = client.download(GetReport(year: 2025), to: destination)
                     for await progress in download.progress {
-                        print(progress.bytesReceived, progress.expectedBytes ?? -1)
+                        print(progress.bytesTransferred, progress.expectedBytes ?? -1)
                     }
                     let result = try await download.finished()
                     print(result.url.lastPathComponent, result.bytes)

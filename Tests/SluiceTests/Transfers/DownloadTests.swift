@@ -41,8 +41,8 @@ import Testing
         }
         let result = try await download.finished()
         #expect(result.bytes == 100_000)
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
-        #expect(reports.last == TransferProgress(bytesReceived: 100_000, expectedBytes: 100_000))
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesTransferred <= $1.bytesTransferred })
+        #expect(reports.last == TransferProgress(bytesTransferred: 100_000, expectedBytes: 100_000))
         #expect(reports.last?.fractionCompleted == 1)
         // Without a Content-Length the total is known only at the end.
         let totalKnownEarly = framing == nil
@@ -72,7 +72,7 @@ import Testing
         let download = client.download(Raw(url: server.url("/file")), to: destination)
         let first = await download.progress.first { _ in true }
         let result = try await download.finished()
-        #expect(first?.bytesReceived ?? 0 >= 40_000)
+        #expect(first?.bytesTransferred ?? 0 >= 40_000)
         #expect(result.resumedFrom == 40_000)
         #expect(result.bytes == 100_000)
         #expect(result.response.status == .partialContent)
@@ -133,7 +133,7 @@ import Testing
         #expect(result.response.status == .ok)
         #expect(try Data(contentsOf: destination) == replacement)
         #expect(scratch.names == ["file.bin"])
-        #expect(reports.first?.bytesReceived == 0)
+        #expect(reports.first?.bytesTransferred == 0)
         #expect(server.receivedRequests.last?.header("If-Range") == "\"v1\"")
     }
 
