@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import SluiceTesting
 
 /// The demo's little user directory, served by the loopback server.
@@ -8,6 +9,9 @@ enum Catalog {
          {"id": 2, "name": "Grace Hopper", "email": "grace@example.com", "joined_at": "1952-05-01T09:00:00Z"},
          {"id": 3, "name": "Alan Turing", "email": null, "joined_at": "1936-11-12T09:00:00Z"}]
         """#
+
+    /// The size of the archive the tour downloads.
+    static let archiveSize: Int64 = 8 << 20
 
     static func install(on server: LoopbackServer) {
         server.route("GET", "/users", response: .json(users))
@@ -19,6 +23,21 @@ enum Catalog {
         server.route("GET", "/users/42", response: .json(#"{"message": "no user with id 42"}"#, status: 404))
         server.route("GET", "/reports/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(10)))
         server.route("GET", "/broken", response: .json(#"{"id": 1, "name": "Ada",, "email": null}"#))
+        // An 8 MiB archive that can be resumed; its first download is cut at 3 MiB.
+        let downloads = Locked(0)
+        server.route("GET", "/archive") { _ in
+            let archive = LoopbackResponse.generated(
+                byteCount: archiveSize,
+                chunkSize: 64 << 10,
+                pause: .milliseconds(4)
+            )
+            .servingRanges(etag: "archive-v1")
+            let attempt = downloads.withLock { count in
+                count += 1
+                return count
+            }
+            return attempt == 1 ? archive.injecting(.closeMidBody(afterBytes: 3 << 20)) : archive
+        }
         // A price feed: one event now, then one every 200 ms.
         server.route(
             "GET",

@@ -94,3 +94,9 @@ struct Price: Decodable {
     let symbol: String
     let price: Double
 }
+
+struct GetArchive: DirectoryRequest {
+    typealias ResponseObject = Data
+    var baseURL: URL
+    func build() throws -> URLRequest { get("archive") }
+}

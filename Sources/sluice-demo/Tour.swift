@@ -55,6 +55,39 @@ struct Tour {
                 )
             }
         }
+        await step(7, "GET /archive: a download with a progress bar, cut at 3 MiB, then resumed") {
+            try await download()
+        }
+    }
+
+    /// Downloads the archive with a progress bar; the first attempt is cut, the second resumes it.
+    private func download() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-tour-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("archive.bin")
+        for attempt in 1...2 {
+            let download = client.download(GetArchive(baseURL: server.baseURL), to: destination)
+            let bar = ProgressBar()
+            for await progress in download.progress {
+                bar.show(progress)
+            }
+            do {
+                let result = try await download.finished()
+                bar.finish()
+                let resumed = result.resumedFrom.map { ", resumed from byte \($0) with a 206" } ?? ""
+                print("   attempt \(attempt): \(result.bytes) bytes in \(result.url.lastPathComponent)\(resumed)")
+                return
+            } catch {
+                bar.finish()
+                let partial =
+                    (try? FileManager.default.attributesOfItem(atPath: destination.path + ".part")[.size]) ?? 0
+                print("   attempt \(attempt): \(error.message)")
+                print("   the partial file keeps \(partial) bytes for the next attempt")
+            }
+        }
     }
 
     private func milliseconds(_ duration: Duration) -> String {
