@@ -13,7 +13,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The keys of the object that `Key` has, in document order; a repeated key is listed once.
     var allKeys: [Key] {
         let storage = decoder.storage
-        let repeats = decoder.repeatsKeys(object)
+        let repeats =
+            depth < TapeDecoder.hintDepth ? decoder.repeatsKeys(object, slot: depth) : decoder.repeatsKeys(object)
         var keys: [Key] = []
         var keyEntry = object + 1
         let end = storage.next(object)
