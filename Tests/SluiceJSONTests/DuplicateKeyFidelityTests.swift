@@ -143,6 +143,21 @@ import Testing
         )
     }
 
+    @Test func keysThatACustomStrategyConvertsToTheSameNameRepeatIt() throws {
+        let lowercased: @Sendable ([any CodingKey]) -> any CodingKey = { path in
+            AnyKey(stringValue: (path.last?.stringValue ?? "").lowercased())
+        }
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .custom(lowercased)
+        let sluice = JSONDocumentDecoder(keyDecodingStrategy: .custom(lowercased))
+        for text in [#"{"A":1,"b":2,"a":3}"#, #"{"B":2,"a":1,"b":5,"A":3}"#] {
+            let bytes = Data(text.utf8)
+            let expected = try foundation.decode(BA.self, from: bytes)
+            #expect(try sluice.decode(BA.self, from: bytes) == expected, "\(text)")
+            #expect(try sluice.decode(Lookups.self, from: bytes) == foundation.decode(Lookups.self, from: bytes))
+        }
+    }
+
     @Test func dictionariesKeepTheFirstValue() throws {
         #expect(try Self.expectAlike([String: Int].self, #"{"a":1,"b":2,"a":3}"#) == ["a": 1, "b": 2])
         #expect(try Self.expectAlike([String: Int].self, #"{"a":1,"a":"x"}"#) == ["a": 1])
