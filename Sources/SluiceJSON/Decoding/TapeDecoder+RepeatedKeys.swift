@@ -72,11 +72,22 @@ extension TapeDecoder {
         switch hashing {
         case .plain where flags & JSONStorage.stringHasEscapes == 0:
             return Self.shortHash(storage.slice(keyEntry))
+        case .folded where flags & JSONStorage.stringHasEscapes == 0 && flags & JSONStorage.stringIsASCII != 0:
+            return Self.foldedHash(storage.slice(keyEntry))
+        default:
+            return convertedKeyHash(keyEntry, in: object, hashing)
+        }
+    }
+
+    /// The hash of a key that is read as a string first, being escaped, converted, or not ASCII under snake case.
+    ///
+    /// Kept out of line, so that the pass over plain keys keeps its values in registers.
+    @inline(never)
+    private func convertedKeyHash(_ keyEntry: Int, in object: Int, _ hashing: KeyHashing) -> UInt64 {
+        switch hashing {
         case .plain:
             var name = storage.string(at: keyEntry)
             return name.withUTF8(Self.shortHash)
-        case .folded where flags & JSONStorage.stringHasEscapes == 0 && flags & JSONStorage.stringIsASCII != 0:
-            return Self.foldedHash(storage.slice(keyEntry))
         case .folded:
             var name = convertedKey(at: keyEntry, in: object)
             return name.withUTF8(Self.foldedHash)
@@ -87,6 +98,9 @@ extension TapeDecoder {
     }
 
     /// Whether the key at `keyEntry` stands for the same coding key as a key before it in the object.
+    ///
+    /// Kept out of line: the pass over an object's keys calls it only for a key whose bit is already set.
+    @inline(never)
     func repeatsEarlierKey(_ keyEntry: Int, in object: Int) -> Bool {
         withKeyName(at: keyEntry, in: object) { name in
             var earlier = object + 1
