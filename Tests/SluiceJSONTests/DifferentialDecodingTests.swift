@@ -63,7 +63,7 @@ import Testing
     }
 
     /// Writes a random JSON value: scalars of every kind (integers near every fixed-width bound, decimals,
-    /// exponents, escapes, non-ASCII text), and arrays and objects with distinct keys, nested up to `depth`.
+    /// exponents, escapes, non-ASCII text), and arrays and objects, some of which repeat a key, nested up to `depth`.
     static func value(_ generator: inout SplitMix64, depth: Int) -> String {
         let kind = Int.random(in: 0..<(depth > 0 ? 9 : 7), using: &generator)
         switch kind {
@@ -78,9 +78,17 @@ import Testing
             return "[" + (0..<count).map { _ in value(&generator, depth: depth - 1) }.joined(separator: ",") + "]"
         default:
             let count = Int.random(in: 0...4, using: &generator)
-            let members = (0..<count).map { index in
-                "\"k\(index)\(Int.random(in: 0...9, using: &generator))\":" + value(&generator, depth: depth - 1)
+            var keys: [String] = []
+            for index in 0..<count {
+                // One key in five repeats an earlier one, whose first value both decoders keep.
+                let repeated = !keys.isEmpty && Int.random(in: 0..<5, using: &generator) == 0
+                keys.append(
+                    repeated
+                        ? keys[Int.random(in: 0..<keys.count, using: &generator)]
+                        : "k\(index)\(Int.random(in: 0...9, using: &generator))"
+                )
             }
+            let members = keys.map { "\"\($0)\":" + value(&generator, depth: depth - 1) }
             return "{" + members.joined(separator: ",") + "}"
         }
     }

@@ -107,6 +107,19 @@ import Testing
         #expect(try JSON(parsing: #"{"a":1,"a":2}"#) != JSON(parsing: #"{"a":1,"b":2}"#))
     }
 
+    @Test func aRepeatedKeyReadsItsFirstValueAndIsCountedEachTime() throws {
+        let json = try JSON(parsing: #"{"a":1,"b":2,"a":"x"}"#)
+        let members = try #require(json.members)
+        #expect(json["a"]?.int == 1)
+        #expect(members["a"]?.int == 1)
+        #expect(json.object?["a"]?.int == 1)
+        #expect(json.object?.count == 2)
+        #expect(json.count == 3)
+        #expect(members.count == 3)
+        #expect(members.keys == ["a", "b", "a"])
+        #expect(members.map(\.value.jsonText) == ["1", "2", #""x""#])
+    }
+
     @Test func buildsFromLiterals() throws {
         let body: JSON = ["name": "Ada \"the first\"", "tags": ["admin", 1, 2.5, true, .null], "empty": [:]]
         #expect(body.jsonText == #"{"name":"Ada \"the first\"","tags":["admin",1,2.5,true,null],"empty":{}}"#)

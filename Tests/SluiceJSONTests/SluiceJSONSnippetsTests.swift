@@ -2,7 +2,7 @@ import Foundation
 import SluiceJSON
 import Testing
 
-/// The snippets of the SluiceJSON catalog's landing page, compiled and run as written.
+/// The snippets of the SluiceJSON catalog, compiled and run as written.
 @Suite struct SluiceJSONSnippetsTests {
     struct User: Decodable, Equatable {
         let id: Int
@@ -13,5 +13,16 @@ import Testing
         let document = try JSON(parsing: Data(#"{"users": [{"id": 1, "name": "Ada"}]}"#.utf8))
         let users = try JSONDocumentDecoder().decode([User].self, from: document["users"] ?? .null)
         #expect(users == [User(id: 1, name: "Ada")])
+    }
+
+    struct Flags: Decodable {
+        let b: Int
+        let a: Int
+    }
+
+    @Test func repeatedKeysSnippetReadsTheFirstValue() throws {
+        let text = #"{"a": 1, "b": 2, "a": 3}"#
+        let flags = try JSONDocumentDecoder().decode(Flags.self, from: Data(text.utf8))
+        #expect(flags.a == 1)
     }
 }

@@ -15,9 +15,15 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         var keyEntry = entry + 1
         let end = storage.next(entry)
         while keyEntry < end {
-            result[storage.string(at: keyEntry)] = try decoder.decode(Value.self, at: keyEntry + 1, depth: depth + 1)
+            let value = try decoder.decode(Value.self, at: keyEntry + 1, depth: depth + 1)
+            // Inserted only when the key is new, with one lookup: where a key is repeated, every value is decoded
+            // and the first is kept, as with Foundation's decoder under a key decoding strategy.
+            keepFirst(&result[storage.string(at: keyEntry), default: value])
             keyEntry = storage.next(keyEntry + 1)
         }
         return result
     }
 }
+
+/// Leaves a value as it is: passed a dictionary's `subscript(_:default:)`, it inserts the default only for a new key.
+private func keepFirst<Value>(_ value: inout Value) {}

@@ -16,6 +16,9 @@ final class TapeDecoder: Decoder {
     /// next key is expected (odd lanes). Stored inline, so that a decoder is one allocation.
     var hints = SIMD32<Int>(repeating: -1)
     static let hintDepth = 16
+    /// For each depth below ``hintDepth``: the object last checked for repeated keys at it, as its entry when its
+    /// keys are distinct and as the entry's complement when it repeats one; see ``repeatsKeys(_:slot:)``.
+    var checkedObjects = SIMD16<Int>(repeating: .min)
     /// A buffer for converting keys under `.convertFromSnakeCase`.
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.

@@ -1,7 +1,8 @@
 /// A keyed container over one object of the tape.
 ///
 /// Keys are found by comparing bytes, starting where the previous key of the same object was found; a model that
-/// reads its properties in the document's order finds each at the first comparison.
+/// reads its properties in the document's order finds each at the first comparison. Where the object repeats a key,
+/// the first occurrence is decoded, as with Foundation's decoder: such an object is searched from its first key.
 struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: TapeDecoder
     let object: Int
@@ -9,13 +10,18 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var codingPath: [any CodingKey] { decoder.path(to: object) }
 
+    /// The keys of the object that `Key` has, in document order; a repeated key is listed once.
     var allKeys: [Key] {
         let storage = decoder.storage
+        let repeats =
+            depth < TapeDecoder.hintDepth ? decoder.repeatsKeys(object, slot: depth) : decoder.repeatsKeys(object)
         var keys: [Key] = []
         var keyEntry = object + 1
         let end = storage.next(object)
         while keyEntry < end {
-            if let key = Key(stringValue: decoder.convertedKey(at: keyEntry, in: object)) {
+            if !(repeats && decoder.repeatsEarlierKey(keyEntry, in: object)),
+                let key = Key(stringValue: decoder.convertedKey(at: keyEntry, in: object))
+            {
                 keys.append(key)
             }
             keyEntry = storage.next(keyEntry + 1)
@@ -41,7 +47,10 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let end = storage.next(object)
         let slot = depth < TapeDecoder.hintDepth ? depth : -1
         var start = first
-        if slot >= 0, decoder.hints[2 &* slot] == object, decoder.hints[2 &* slot &+ 1] < end {
+        // A search from past the first key could find a repeated key's later occurrence first.
+        if slot >= 0, decoder.hints[2 &* slot] == object, decoder.hints[2 &* slot &+ 1] < end,
+            !decoder.repeatsKeys(object, slot: slot)
+        {
             start = decoder.hints[2 &* slot &+ 1]
         }
         var name = key

@@ -2,8 +2,9 @@ extension JSON {
     /// The members of a JSON object: key and value pairs in document order.
     ///
     /// A view into the document: iterating it reads the members in place, and ``subscript(_:)-(String)`` finds a key by
-    /// comparing bytes, without building a dictionary. A key that appears more than once is kept each time; the
-    /// subscript returns its first value.
+    /// comparing bytes, without building a dictionary. A key that appears more than once is kept each time: iteration,
+    /// ``count`` and ``keys`` include every occurrence, in document order, while the subscript returns the first
+    /// value, as ``JSONDocumentDecoder`` and Foundation's `JSONDecoder` decode it.
     public struct Members: Collection, Sendable {
         /// A position among the members.
         public struct Index: Comparable, Sendable {
@@ -27,7 +28,7 @@ extension JSON {
         /// The position after the last member.
         public var endIndex: Index { Index(entry: storage.next(entry)) }
 
-        /// The number of members.
+        /// The number of members, a repeated key counted each time.
         public var count: Int { storage.containerCount(entry) }
 
         /// Whether the object is empty.
@@ -66,7 +67,7 @@ extension JSON {
             }
         }
 
-        /// The keys, in document order.
+        /// The keys, in document order, a repeated key listed each time.
         public var keys: [String] {
             map(\.key)
         }

@@ -129,6 +129,8 @@ public struct JSON: Sendable {
     }
 
     /// The number of elements of an array or members of an object; `nil` for any other kind.
+    ///
+    /// A key that appears more than once in an object is counted each time, as ``Members`` lists it.
     public var count: Int? {
         switch storage.tag(entry) {
         case .array, .object: storage.containerCount(entry)
@@ -138,7 +140,8 @@ public struct JSON: Sendable {
 
     /// The value of an object's member, or `nil` if this is not an object or has no such key.
     ///
-    /// Where a key is repeated, the first member wins.
+    /// Where a key is repeated, the first member wins, as with ``JSONDocumentDecoder`` and Foundation's
+    /// `JSONDecoder`. Keys compare byte for byte after unescaping.
     ///
     /// - Parameter key: The member's key.
     public subscript(key: String) -> JSON? {
