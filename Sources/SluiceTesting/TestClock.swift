@@ -69,6 +69,7 @@ public struct TestClock: Clock, Sendable {
     }
 
     private struct Watcher {
+        var id: Int
         var count: Int
         var continuation: CheckedContinuation<Void, Never>
     }
@@ -79,6 +80,8 @@ public struct TestClock: Clock, Sendable {
         var sleepers: [Int: Sleeper] = [:]
         var cancelledEarly: Set<Int> = []
         var watchers: [Watcher] = []
+        /// Waits whose timeout passed before they started watching.
+        var expiredWaits: Set<Int> = []
 
         /// Takes the watchers whose count of sleepers is reached, to resume outside the lock.
         mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -166,17 +169,38 @@ public struct TestClock: Clock, Sendable {
         }
     }
 
-    /// Waits until at least `count` tasks are sleeping on the clock.
+    /// Waits until at least `count` tasks are sleeping on the clock, or until `timeout` of real time has passed.
     ///
     /// Call it after starting the work under test and before ``advance(by:)``, so that the clock does not move
-    /// before the work sleeps on it.
+    /// before the work sleeps on it. The timeout keeps a test whose work never sleeps from hanging: the wait ends
+    /// anyway, and the test fails on what it checks next (``sleepers`` says how many are sleeping).
     ///
-    /// - Parameter count: The number of sleepers to wait for; 1 by default.
-    public func waitForSleepers(_ count: Int = 1) async {
+    /// - Parameters:
+    ///   - count: The number of sleepers to wait for; 1 by default.
+    ///   - timeout: The longest to wait, in real time; 60 seconds by default.
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(60)) async {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let state = self.state
+        let giveUp = Task {
+            // Cancelled when the wait ended first: nothing to give up.
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            let watcher = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else {
+                    state.expiredWaits.insert(id)
+                    return nil
+                }
+                return state.watchers.remove(at: index).continuation
+            }
+            watcher?.resume()
+        }
+        defer { giveUp.cancel() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
-                guard state.sleepers.count < count else { return true }
-                state.watchers.append(Watcher(count: count, continuation: continuation))
+                guard state.sleepers.count < count, state.expiredWaits.remove(id) == nil else { return true }
+                state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
                 return false
             }
             if ready {

@@ -70,3 +70,20 @@ import Testing
         #expect(TestClock().minimumResolution == .zero)
     }
 }
+
+@Suite struct TestClockWaitTests {
+    @Test func waitingForSleepersThatNeverComeEndsAfterTheTimeout() async {
+        let clock = TestClock()
+        await clock.waitForSleepers(timeout: .milliseconds(50))
+        #expect(clock.sleepers.isEmpty)
+    }
+
+    @Test func aSleeperArrivingBeforeTheTimeoutEndsTheWait() async throws {
+        let clock = TestClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.waitForSleepers(timeout: .seconds(30))
+        #expect(clock.sleepers == [clock.now.advanced(by: .seconds(5))])
+        clock.advance(by: .seconds(5))
+        try await sleeper.value
+    }
+}
