@@ -109,12 +109,25 @@ public final class NetworkRequestPerformer: RequestPerformer {
             }
             created.withLock { $0 = task.taskIdentifier }
         }
-        let identifier = task.taskIdentifier
         let limit = maximumBodySize
-        let timeout = request.timeoutInterval
+        return try await run(task, timeout: request.timeoutInterval) { continuation in
+            tasks.start(task.taskIdentifier, continuation: continuation, limit: limit, upload: upload)
+        }
+    }
+
+    /// Runs a task: registers it in the task table with `register`, which says whether to start it (not when it
+    /// was cancelled first), watches its idle time, resumes it, and cancels it at once when the calling task is
+    /// cancelled.
+    private func run<Response: Sendable>(
+        _ task: URLSessionDataTask,
+        timeout: TimeInterval,
+        register: (CheckedContinuation<Response, any Error>) -> Bool
+    ) async throws -> Response {
+        let tasks = self.tasks
+        let identifier = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if tasks.start(identifier, continuation: continuation, limit: limit, upload: upload) {
+                if register(continuation) {
                     if let idleTimeout = Duration(idleTimeout: timeout) {
                         tasks.watch(task, idleTimeout: idleTimeout)
                     }
@@ -160,21 +173,9 @@ extension NetworkRequestPerformer {
         noteStoredCookies(for: request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)
-        let identifier = task.taskIdentifier
         let limit = streamBufferLimit
-        let timeout = request.timeoutInterval
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if tasks.startStream(identifier, head: continuation, bufferLimit: limit, upload: upload) {
-                    if let idleTimeout = Duration(idleTimeout: timeout) {
-                        tasks.watch(task, idleTimeout: idleTimeout)
-                    }
-                    task.resume()
-                }
-            }
-        } onCancel: {
-            tasks.cancel(identifier)
-            task.cancel()
+        return try await run(task, timeout: request.timeoutInterval) { continuation in
+            tasks.startStream(task.taskIdentifier, head: continuation, bufferLimit: limit, upload: upload)
         }
     }
 
