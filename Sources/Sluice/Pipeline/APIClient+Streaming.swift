@@ -47,12 +47,7 @@ extension APIClient {
             }
             exchange.response = headOnly
             let monitor = StreamMonitor(client: self, request: urlRequest, exchange: exchange, sent: sent)
-            return head.replacingBody(
-                with: HTTPBody(
-                    MonitoredBody(base: head.body, monitor: monitor),
-                    expectedLength: head.body.expectedLength
-                )
-            )
+            return head.replacingBody(with: head.body.relayed { try await monitor.next(from: &$0) })
         } catch {
             throw fail(exchange, error)
         }
@@ -81,7 +76,22 @@ private final class StreamMonitor: Sendable {
         self.state = Locked(State(exchange: exchange))
     }
 
-    func received(_ chunk: Data) {
+    /// Reads the next chunk for the reader: counts it, or ends the watch at the end of the body or with what failed
+    /// it, which the reader then receives as a ``SluiceError``.
+    func next(from iterator: inout HTTPBody.AsyncIterator) async throws -> Data? {
+        do {
+            guard let chunk = try await iterator.next() else {
+                finish(nil)
+                return nil
+            }
+            received(chunk)
+            return chunk
+        } catch {
+            throw finish(error) ?? SluiceError(.transport, underlyingError: error)
+        }
+    }
+
+    private func received(_ chunk: Data) {
         let now = ContinuousClock.now
         state.withLock { state in
             if state.exchange.metrics.timeToFirstByte == nil {
@@ -140,35 +150,5 @@ private final class StreamMonitor: Sendable {
     deinit {
         // A body dropped before its end.
         finish(CancellationError())
-    }
-}
-
-/// A streamed body as the client hands it out, watched by a ``StreamMonitor``.
-private struct MonitoredBody: AsyncSequence, Sendable {
-    typealias Element = Data
-
-    let base: HTTPBody
-    let monitor: StreamMonitor
-
-    func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), monitor: monitor)
-    }
-
-    struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPBody.AsyncIterator
-        let monitor: StreamMonitor
-
-        mutating func next() async throws -> Data? {
-            do {
-                guard let chunk = try await base.next() else {
-                    monitor.finish(nil)
-                    return nil
-                }
-                monitor.received(chunk)
-                return chunk
-            } catch {
-                throw monitor.finish(error) ?? SluiceError(.transport, underlyingError: error)
-            }
-        }
     }
 }
