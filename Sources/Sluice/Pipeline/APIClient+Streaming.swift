@@ -92,12 +92,14 @@ private final class StreamMonitor: Sendable {
     }
 
     private func received(_ chunk: Data) {
-        let now = ContinuousClock.now
-        state.withLock { state in
-            if state.exchange.metrics.timeToFirstByte == nil {
-                state.exchange.metrics.timeToFirstByte = now - sent
-            }
+        let isFirst = state.withLock { state in
             state.bytes += chunk.count
+            return state.exchange.metrics.timeToFirstByte == nil
+        }
+        // The clock is read for the first chunk only: the others pass with a count.
+        if isFirst {
+            let now = ContinuousClock.now
+            state.withLock { $0.exchange.metrics.timeToFirstByte = now - sent }
         }
     }
 
