@@ -20,7 +20,9 @@ let package = Package(
         // The JSON engine: parser, document, decoder and writer. It depends on nothing, so a user who wants only the
         // parse stage, and the fuzzer, can take it alone.
         .target(name: "SluiceJSON"),
-        .target(name: "Sluice", dependencies: ["SluiceJSON"]),
+        // The system headers Sluice's own transport needs and the C library's Swift overlay leaves out (epoll, eventfd).
+        .target(name: "CSluiceSystem"),
+        .target(name: "Sluice", dependencies: ["SluiceJSON", "CSluiceSystem"]),
         .target(name: "SluiceTesting", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
         // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
@@ -47,7 +49,7 @@ let package = Package(
 
 // Every target gets the same upcoming features, so that the whole package reads one way. The seed samples are
 // user code written without `any`, so they are compiled as users compile them, without ExistentialAny.
-for target in package.targets {
+for target in package.targets where target.name != "CSluiceSystem" {
     var settings = target.swiftSettings ?? []
     if target.name != "SeedSampleTests" {
         settings.append(.enableUpcomingFeature("ExistentialAny"))

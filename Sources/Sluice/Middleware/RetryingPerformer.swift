@@ -98,7 +98,8 @@ public struct RetryingPerformer: RequestPerformer {
                     throw error
                 }
                 let reason = SluiceError.describe(error)
-                let urlCode = (error as? URLError)?.code
+                let urlCode =
+                    (error as? URLError)?.code ?? ((error as? SluiceError)?.underlyingError as? URLError)?.code
                 guard mayRetry, let urlCode, policy.retryableErrors.contains(urlCode),
                     attempt < policy.maximumAttempts
                 else {

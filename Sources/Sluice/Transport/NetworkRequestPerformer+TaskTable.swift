@@ -100,14 +100,7 @@ extension NetworkRequestPerformer {
                     }
                     entry.failure =
                         entry.failure
-                        ?? URLError(
-                            .timedOut,
-                            userInfo: [
-                                NSLocalizedDescriptionKey:
-                                    "no byte of the response within the idle timeout of "
-                                    + PipelineMetrics.format(idleTimeout)
-                            ]
-                        )
+                        ?? URLError.idleTimeout(idleTimeout)
                     state.entries[identifier] = entry
                     return .zero
                 }
@@ -283,12 +276,7 @@ extension NetworkRequestPerformer {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            var redirected = request
-            if !TaskTable.sameOrigin(response.url, request.url) {
-                for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
-                    redirected.setValue(nil, forHTTPHeaderField: name)
-                }
-            }
+            var redirected = request.droppingCredentials(leaving: response.url)
             let configuration = session.configuration
             if let storage = configuration.httpCookieStorage, configuration.httpShouldSetCookies,
                 let url = response.url
@@ -339,16 +327,6 @@ extension NetworkRequestPerformer {
                 path == scope
                 || (path.hasPrefix(scope) && (scope.hasSuffix("/") || path.dropFirst(scope.count).hasPrefix("/")))
             return pathMatches && (url.scheme?.lowercased() == "https" || !cookie.isSecure)
-        }
-
-        static func sameOrigin(_ first: URL?, _ second: URL?) -> Bool {
-            guard let first, let second else { return false }
-            func origin(_ url: URL) -> String {
-                let scheme = url.scheme?.lowercased() ?? ""
-                let port = url.port ?? (scheme == "https" ? 443 : 80)
-                return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-            }
-            return origin(first) == origin(second)
         }
 
         /// Reports the bytes of the body sent so far, which FoundationNetworking counts as it reads the body for

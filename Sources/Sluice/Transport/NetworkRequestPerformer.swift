@@ -205,7 +205,7 @@ extension Duration {
     /// A request's `timeoutInterval` as an idle timeout, in whole milliseconds rounded up; `nil`, for no timeout,
     /// when it is zero or less, NaN, infinite, or longer than a timer can count (`Int64.max` nanoseconds, about 292
     /// years).
-    fileprivate init?(idleTimeout seconds: TimeInterval) {
+    init?(idleTimeout seconds: TimeInterval) {
         let milliseconds = (seconds * 1_000).rounded(.up)
         guard milliseconds > 0, milliseconds <= Double(Int64.max / 1_000_000) else { return nil }
         self = .milliseconds(Int64(milliseconds))

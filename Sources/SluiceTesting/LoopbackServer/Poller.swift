@@ -1,3 +1,5 @@
+import Sluice
+
 // poll(2) and errno come from the C library, which is Darwin on Apple platforms and Glibc on Linux.
 #if canImport(Darwin)
 import Darwin
@@ -69,17 +71,5 @@ enum Poller {
             }
             // A zero result before the deadline means poll rounded the timeout down; poll again for the rest.
         }
-    }
-}
-
-extension Duration {
-    /// This duration as a `poll` timeout: whole milliseconds rounded up, at least 0, at most `Int32.max`.
-    var pollMilliseconds: Int32 {
-        guard self > .zero else {
-            return 0
-        }
-        let (seconds, attoseconds) = components
-        let milliseconds = (Double(seconds) * 1_000 + Double(attoseconds) / 1e15).rounded(.up)
-        return milliseconds >= Double(Int32.max) ? Int32.max : Int32(milliseconds)
     }
 }

@@ -3,16 +3,12 @@ import Sluice
 import SluiceTesting
 import Testing
 
-/// `NetworkRequestPerformer` against the loopback server: real HTTP over a real socket.
-@Suite struct NetworkRequestPerformerTests {
+/// Both transports against the loopback server: real HTTP over a real socket, each test once per transport.
+@Suite struct TransportTests {
     let server: LoopbackServer
-    let performer: NetworkRequestPerformer
 
     init() throws {
         server = try LoopbackServer()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 50
-        performer = NetworkRequestPerformer(configuration: configuration)
         server.route("/echo") { request in
             LoopbackResponse(
                 status: 200,
@@ -32,8 +28,9 @@ import Testing
         return request
     }
 
-    @Test(arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
-    func sendsEveryMethod(_ method: String) async throws {
+    @Test(arguments: TransportKind.allCases, ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+    func sendsEveryMethod(_ kind: TransportKind, _ method: String) async throws {
+        let performer = kind.makePerformer()
         let body = method == "GET" ? nil : Data("payload of \(method)".utf8)
         let response = try await performer.perform(request("/echo", method: method, body: body))
         #expect(response.status == .ok)
@@ -42,7 +39,9 @@ import Testing
         #expect(server.receivedRequests.last?.method == method)
     }
 
-    @Test func sendsHeadWithoutReadingABody() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func sendsHeadWithoutReadingABody(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("HEAD", "/thing", response: .text("ignored"))
         let response = try await performer.perform(request("/thing", method: "HEAD"))
         #expect(response.status == .ok)
@@ -50,7 +49,9 @@ import Testing
         #expect(response.headers[.contentLength] == "7")
     }
 
-    @Test func sendsHeadersAndQueryAndReceivesHeaders() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func sendsHeadersAndQueryAndReceivesHeaders(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/search") { _ in
             LoopbackResponse.json("[]").addingHeader("ETag", "\"v1\"").addingHeader("X-Rate-Remaining", "42")
         }
@@ -72,7 +73,9 @@ import Testing
         #expect(response.url?.path == "/search")
     }
 
-    @Test func carriesLargeBodiesBothWays() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func carriesLargeBodiesBothWays(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         let upload = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let echoed = try await performer.perform(request("/echo", method: "POST", body: upload))
         #expect(echoed.body == upload)
@@ -81,8 +84,9 @@ import Testing
         #expect(try await performer.perform(request("/big")).body == download)
     }
 
-    @Test(arguments: [201, 204, 301, 404, 500, 503])
-    func returnsEveryStatusWithoutThrowing(_ code: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [201, 204, 301, 404, 500, 503])
+    func returnsEveryStatusWithoutThrowing(_ kind: TransportKind, _ code: Int) async throws {
+        let performer = kind.makePerformer()
         server.route(
             "GET",
             "/status",
@@ -97,7 +101,9 @@ import Testing
         #expect(response.status.code == code)
     }
 
+    /// URLSession's alone: Sluice's own transport neither stores nor sends cookies.
     @Test func sendsACookieSetByARedirectOnTheRequestItRedirectsTo() async throws {
+        let performer = TransportKind.urlSession.makePerformer()
         server.route("GET", "/cookies/set") { _ in
             LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "k=v; Path=/cookies")
         }
@@ -118,13 +124,17 @@ import Testing
         #expect(String(decoding: try await fresh.perform(plain).body, as: UTF8.self) == "(none)")
     }
 
-    @Test func receivesAChunkedBodyIntact() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func receivesAChunkedBodyIntact(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         let body = Data(String(repeating: "chunk-", count: 5_000).utf8)
         server.route("GET", "/chunked", response: LoopbackResponse(body: body, fault: .chunked(chunkSize: 777)))
         #expect(try await performer.perform(request("/chunked")).body == body)
     }
 
-    @Test func receivesASlowDripIntact() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func receivesASlowDripIntact(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route(
             "GET",
             "/drip",
@@ -133,7 +143,9 @@ import Testing
         #expect(try await performer.perform(request("/drip")).body == Data("0123456789".utf8))
     }
 
-    @Test func failsWhenTheServerClosesWithoutAnswering() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func failsWhenTheServerClosesWithoutAnswering(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/close", response: LoopbackResponse(fault: .closeWithoutResponse))
         let error = try await #require(throws: SluiceError.self) {
             try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/close")))
@@ -142,7 +154,9 @@ import Testing
         #expect(error.underlyingError is URLError)
     }
 
-    @Test func failsOnATruncatedBody() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func failsOnATruncatedBody(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route(
             "GET",
             "/truncated",
@@ -152,10 +166,17 @@ import Testing
             try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/truncated")))
         }
         #expect(error.code == .transport)
-        #expect(error.message.hasPrefix("the request failed: URLError"))
+        switch kind {
+        case .urlSession:
+            #expect(error.message.hasPrefix("the request failed: URLError"))
+        case .sockets:
+            #expect(error.message.hasPrefix("the server closed the connection after 100 of 10000 bytes of the body"))
+        }
     }
 
-    @Test func failsOnAConnectionReset() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func failsOnAConnectionReset(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/reset", response: LoopbackResponse(fault: .resetConnection))
         let error = try await #require(throws: SluiceError.self) {
             try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/reset")))
@@ -163,7 +184,9 @@ import Testing
         #expect(error.code == .transport)
     }
 
-    @Test func timesOutWhenTheServerSendsNothing() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func timesOutWhenTheServerSendsNothing(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
         var raw = Raw(url: server.url("/slow"))
         raw.timeout = 0.2
@@ -186,15 +209,18 @@ import Testing
         #expect(elapsed < .seconds(15))
     }
 
-    @Test(arguments: [TimeInterval.greatestFiniteMagnitude, .infinity, 1e10, 0, -1, .nan])
-    func sendsWithoutATimeoutWhenItIsOutOfRange(_ timeout: TimeInterval) async throws {
+    @Test(arguments: TransportKind.allCases, [TimeInterval.greatestFiniteMagnitude, .infinity, 1e10, 0, -1, .nan])
+    func sendsWithoutATimeoutWhenItIsOutOfRange(_ kind: TransportKind, _ timeout: TimeInterval) async throws {
+        let performer = kind.makePerformer()
         var raw = Raw(url: server.url("/echo"))
         raw.timeout = timeout
         #expect(try await APIClient(requestPerformer: performer).perform(raw) == Data())
-        #expect(performer.requestsInFlight == 0)
+        expectNothingInFlight(performer)
     }
 
-    @Test func takesADefinitionsTimeoutOfCenturiesAsNone() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func takesADefinitionsTimeoutOfCenturiesAsNone(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         struct Patient: Endpoint {
             static let definition: Definition<Patient> = Definition(
                 method: .get,
@@ -209,7 +235,9 @@ import Testing
         #expect(response.status == .ok)
     }
 
-    @Test func keepsASlowButSteadyResponseAlive() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func keepsASlowButSteadyResponseAlive(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         // The whole response, head and body, takes about 3.25 s to arrive, 10 bytes every 250 ms: longer than the
         // 3 s timeout, but never idle for more than a twelfth of it. The performer's idle timer runs on the wall
         // clock, so the margin is wide: under the thread sanitizer, with the rest of the suite running, a gap of a
@@ -227,7 +255,9 @@ import Testing
         #expect(ContinuousClock.now - start > .seconds(3))
     }
 
-    @Test func cancelsTheURLSessionTaskWhenTheCallerIsCancelled() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func cancelsTheTransferWhenTheCallerIsCancelled(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60)))
         let client = APIClient(requestPerformer: performer)
         let task = Task { try await client.perform(Raw(url: server.url("/slow"))) }
@@ -240,11 +270,13 @@ import Testing
         #expect(error.stage == .transport)
         // Well short of the 60-second delay, with room for a machine busy with the rest of the suite.
         #expect(ended < .seconds(15), "the task ended \(ended) after cancel()")
-        // The URLSession task let go of its connection: the server, waiting out its delay, sees the client close.
+        // The transport let go of its connection: the server, waiting out its delay, sees the client close.
         try await waitUntil("the connection closed") { server.openConnections == 0 }
     }
 
-    @Test func cancelsARequestCancelledBeforeItStarts() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func cancelsARequestCancelledBeforeItStarts(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         let client = APIClient(requestPerformer: performer)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -255,8 +287,10 @@ import Testing
         #expect(server.receivedRequests.isEmpty)
     }
 
-    @Test func refusesABodyOverTheLimit() async throws {
-        let small = NetworkRequestPerformer(maximumBodySize: 1_000)
+    @Test(arguments: TransportKind.allCases)
+    func refusesABodyOverTheLimit(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
+        let small = kind.makePerformer(maximumBodySize: 1_000)
         server.route("GET", "/big", response: LoopbackResponse(body: Data(repeating: 1, count: 5_000)))
         server.route(
             "GET",
@@ -273,7 +307,9 @@ import Testing
         #expect(streamed.message == "the response body is more than 1000 bytes, more than the limit of 1000 bytes")
     }
 
-    @Test func answersAThousandRequestsFiftyAtATime() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func answersAThousandRequestsFiftyAtATime(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/items/*") { request in
             LoopbackResponse.json(#"{"id": \#(request.path.split(separator: "/").last ?? "0")}"#)
         }
@@ -309,6 +345,16 @@ import Testing
         #expect(ids.count == 1_000)
         #expect(Set(ids) == Set(0..<1_000))
         #expect(server.receivedRequests.count == 1_000)
+    }
+}
+
+/// Checks that a performer holds no request: URLSession's has no task left, Sluice's own has every open connection
+/// idle.
+func expectNothingInFlight(_ performer: any RequestPerformer, sourceLocation: SourceLocation = #_sourceLocation) {
+    if let performer = performer as? NetworkRequestPerformer {
+        #expect(performer.requestsInFlight == 0, sourceLocation: sourceLocation)
+    } else if let performer = performer as? SocketRequestPerformer {
+        #expect(performer.openConnections == performer.idleConnections, sourceLocation: sourceLocation)
     }
 }
 

@@ -1,0 +1,545 @@
+import Foundation
+
+/// One HTTP/1.1 connection: a non-blocking socket on an event loop, carrying one exchange at a time (no
+/// pipelining), kept alive between them by its pool.
+///
+/// Its state is touched on its loop's thread only; tasks reach it through ``EventLoop/execute(_:)``.
+/// `@unchecked Sendable` for that reason.
+final class Connection: ReadinessHandler, @unchecked Sendable {
+    /// The loop the socket is registered on.
+    let loop: EventLoop
+    /// Where it goes.
+    let origin: Origin
+    private let socket: Socket
+    private let pool: ConnectionPool
+    private let limits: HeadLimits
+
+    /// How many responses it has carried; one that has carried any is kept alive, and may have been closed by
+    /// the server while idle.
+    private(set) var requestsServed = 0
+    /// When it last became idle, for the pool's idle eviction.
+    var idleSince: ContinuousClock.Instant?
+    /// The pool's eviction timer, while one is set.
+    var evictionTimer: UInt64?
+    private(set) var isClosed = false
+
+    private var interest: Interest = []
+    private var connecting: CheckedContinuation<Void, any Error>?
+    private var connectTimer: UInt64?
+    private var exchange: Exchange?
+    private var parser = ResponseParser(
+        limits: HeadLimits(statusLineLength: 0, headerCount: 0, headBytes: 0),
+        isHeadRequest: false
+    )
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    /// The head's bytes at the start of `output` not yet sent, so that body bytes sent can be counted.
+    private var headBytesUnsent = 0
+    private var bodyStream: InputStream?
+    private var bodyStreamRemaining: Int64?
+    private var requestSent = false
+
+    /// The bytes of a streamed body read ahead of its reader before the socket stops being read.
+    private let readAhead: Int
+
+    /// Opens a socket and starts connecting it; ``waitUntilConnected(timeout:)`` finishes.
+    ///
+    /// - Throws: ``SocketError`` when the attempt failed at once.
+    init(
+        to address: SocketAddress,
+        origin: Origin,
+        loop: EventLoop,
+        pool: ConnectionPool,
+        limits: HeadLimits,
+        readAhead: Int
+    ) throws(SocketError) {
+        self.loop = loop
+        self.origin = origin
+        self.pool = pool
+        self.limits = limits
+        self.readAhead = readAhead
+        socket = try Socket.stream(family: address.family)
+        do throws(SocketError) {
+            _ = try socket.connect(to: address)
+        } catch {
+            socket.closeDescriptor()
+            throw error
+        }
+    }
+
+    // MARK: Connecting
+
+    /// Waits until the connection attempt finishes.
+    ///
+    /// - Parameter timeout: How long to wait at most; `nil` for no limit.
+    /// - Throws: ``SluiceError`` when it failed or timed out, `CancellationError` when the task was cancelled; the
+    ///   socket is closed then.
+    func waitUntilConnected(timeout: Duration?) async throws {
+        let cancelled = Locked(false)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                loop.execute {
+                    guard !cancelled.withLock({ $0 }) else {
+                        self.close()
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    self.connecting = continuation
+                    if let timeout {
+                        self.connectTimer = self.loop.schedule(at: self.loop.now + timeout) {
+                            self.connectTimer = nil
+                            self.finishConnecting(URLError.connectTimeout(self.origin.description, timeout))
+                        }
+                    }
+                    self.interest = .writable
+                    self.loop.register(self.socket.descriptor, self, interest: .writable)
+                }
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+            loop.execute { self.finishConnecting(CancellationError()) }
+        }
+    }
+
+    private func finishConnecting(_ error: (any Error)?) {
+        guard let continuation = connecting else { return }
+        connecting = nil
+        if let connectTimer {
+            loop.cancelTimer(connectTimer)
+            self.connectTimer = nil
+        }
+        if let error {
+            close()
+            continuation.resume(throwing: error)
+        } else {
+            setInterest([])
+            continuation.resume()
+        }
+    }
+
+    // MARK: Readiness
+
+    func handle(readable: Bool, writable: Bool) {
+        if connecting != nil {
+            guard writable else { return }
+            let code = socket.pendingError()
+            finishConnecting(code == 0 ? nil : Self.connectError(origin, SocketError("connect", errno: code)))
+            return
+        }
+        guard let exchange else {
+            // Idle: the server closed the connection, or sent what nobody asked for.
+            if readable {
+                setInterest([])
+                pool.discardIdle(self)
+            }
+            return
+        }
+        if writable && !requestSent {
+            flush(exchange)
+        }
+        if readable && !exchange.paused && self.exchange === exchange {
+            receive(exchange)
+        }
+    }
+
+    // MARK: Sending
+
+    /// Starts an exchange on this idle connection; call on the loop.
+    func start(_ exchange: Exchange) {
+        guard !exchange.cancelled.withLock({ $0 }) else {
+            exchange.fail(CancellationError())
+            pool.release(self, reusable: !isClosed)
+            return
+        }
+        guard !isClosed else {
+            exchange.fail(
+                StaleConnection(error: Self.lostError("the server closed the kept-alive connection to \(origin)"))
+            )
+            return
+        }
+        self.exchange = exchange
+        idleSince = nil
+        parser = ResponseParser(limits: limits, isHeadRequest: exchange.head.method == "HEAD")
+        output = Array(exchange.head.bytes)
+        headBytesUnsent = output.count
+        if let data = exchange.request.httpBody {
+            output.append(contentsOf: data)
+        }
+        outputOffset = 0
+        requestSent = false
+        if let stream = exchange.request.httpBodyStream {
+            stream.open()
+            bodyStream = stream
+            if case .length(let length) = exchange.head.framing {
+                bodyStreamRemaining = length
+            } else {
+                bodyStreamRemaining = nil
+            }
+        }
+        if let timeout = exchange.idleTimeout {
+            exchange.lastProgress = loop.now
+            armIdleTimer(exchange, timeout: timeout, at: loop.now + timeout)
+        }
+        setInterest(.readable)
+        flush(exchange)
+    }
+
+    /// Sends as much of the request as the socket takes, reading more of a stream body as it goes.
+    private func flush(_ exchange: Exchange) {
+        while true {
+            if outputOffset == output.count {
+                guard bodyStream != nil else { break }
+                guard refillFromBodyStream(exchange) else { return }
+                continue
+            }
+            let result = output.withUnsafeBytes { bytes in
+                socket.sendSome(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
+            }
+            switch result {
+            case .transferred(let count):
+                outputOffset += count
+                exchange.lastProgress = loop.now
+                if exchange.request.httpBody != nil {
+                    let bodySent = count - min(count, headBytesUnsent)
+                    headBytesUnsent = max(0, headBytesUnsent - count)
+                    if bodySent > 0 {
+                        exchange.bodyBytesSent += Int64(bodySent)
+                        exchange.upload?.report(exchange.bodyBytesSent, Int64(exchange.request.httpBody?.count ?? 0))
+                    }
+                }
+            case .wouldBlock:
+                setInterest(interest.union(.writable))
+                return
+            case .endOfStream, .failed:
+                // The server stopped reading: it may have answered already (a 413, say), so the response decides.
+                requestSent = true
+                bodyStream?.close()
+                bodyStream = nil
+                setInterest(exchange.paused ? [] : .readable)
+                keepAlive = false
+                return
+            }
+        }
+        requestSent = true
+        setInterest(exchange.paused ? [] : .readable)
+    }
+
+    /// Whether the connection may carry another request, as far as the sending side knows.
+    private var keepAlive = true
+
+    /// Reads the next piece of a stream body into `output`, framed; `false` when the exchange failed.
+    private func refillFromBodyStream(_ exchange: Exchange) -> Bool {
+        guard let stream = bodyStream else { return true }
+        output.removeAll(keepingCapacity: true)
+        outputOffset = 0
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let count = stream.read(&chunk, maxLength: chunk.count)
+        if count < 0 {
+            let reason = stream.streamError.map { "\($0)" } ?? "an unknown error"
+            failConnection(SluiceError(.transport, message: "reading the request body stream failed: \(reason)"))
+            return false
+        }
+        if count == 0 {
+            stream.close()
+            bodyStream = nil
+            if let remaining = bodyStreamRemaining, remaining > 0 {
+                failConnection(
+                    SluiceError(
+                        .transport,
+                        message:
+                            "the request body stream ended after \(exchange.bodyBytesSent) bytes, short of its Content-Length of \(exchange.bodyBytesSent + remaining)"
+                    )
+                )
+                return false
+            }
+            if bodyStreamRemaining == nil {
+                output = Array("0\r\n\r\n".utf8)
+            }
+            return true
+        }
+        if let remaining = bodyStreamRemaining {
+            guard Int64(count) <= remaining else {
+                failConnection(
+                    SluiceError(
+                        .transport,
+                        message:
+                            "the request body stream is longer than its Content-Length of \(exchange.bodyBytesSent + remaining) bytes"
+                    )
+                )
+                return false
+            }
+            bodyStreamRemaining = remaining - Int64(count)
+        } else {
+            output.append(contentsOf: String(count, radix: 16).utf8)
+            output.append(contentsOf: [13, 10])
+        }
+        output.append(contentsOf: chunk[0..<count])
+        if bodyStreamRemaining == nil {
+            output.append(contentsOf: [13, 10])
+        }
+        exchange.bodyBytesSent += Int64(count)
+        if case .length(let length) = exchange.head.framing {
+            exchange.upload?.report(exchange.bodyBytesSent, length)
+        } else {
+            exchange.upload?.report(exchange.bodyBytesSent, nil)
+        }
+        return true
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ exchange: Exchange) {
+        let buffer = loop.receiveBuffer
+        for _ in 0..<16 {
+            guard self.exchange === exchange, !exchange.paused else { return }
+            switch socket.receive(into: buffer) {
+            case .transferred(let count):
+                exchange.lastProgress = loop.now
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                let consumed: Int
+                do {
+                    consumed = try parser.parse(bytes) { event in try self.take(event, exchange) }
+                } catch {
+                    failConnection(Self.responseError(error, origin: origin))
+                    return
+                }
+                if parser.isComplete {
+                    complete(exchange, extraBytes: count - consumed)
+                    return
+                }
+            case .wouldBlock:
+                return
+            case .endOfStream:
+                if !parser.hasStarted && requestsServed > 0 {
+                    failConnection(
+                        StaleConnection(
+                            error: Self.lostError("the server closed the kept-alive connection to \(origin)")
+                        )
+                    )
+                    return
+                }
+                do {
+                    try parser.parseEndOfStream { event in try self.take(event, exchange) }
+                } catch {
+                    failConnection(Self.responseError(error, origin: origin))
+                    return
+                }
+                keepAlive = false
+                complete(exchange, extraBytes: 0)
+                return
+            case .failed(let code):
+                let error = Self.lostError(
+                    "the connection to \(origin) failed \(progress(exchange)): \(SocketError("recv", errno: code))"
+                )
+                failConnection(!parser.hasStarted && requestsServed > 0 ? StaleConnection(error: error) : error)
+                return
+            }
+        }
+    }
+
+    /// How far the response had come, for messages: "before the response", "after 7 of 20 bytes of the body".
+    private func progress(_ exchange: Exchange) -> String {
+        guard parser.hasStarted else { return "before the response" }
+        guard let head = exchange.responseHead else { return "in the middle of the response head" }
+        if let length = head.contentLength {
+            return "after \(parser.bodyBytesRead) of \(length) bytes of the body"
+        }
+        return "after \(parser.bodyBytesRead) bytes of the body"
+    }
+
+    /// Hands what the parser read to whoever waits.
+    private func take(_ event: ResponseParser.Event, _ exchange: Exchange) throws {
+        switch event {
+        case .head(let head):
+            exchange.responseHead = head
+            switch exchange.delivery {
+            case .buffered(_, let limit):
+                if let length = head.contentLength {
+                    guard length <= Int64(limit) else {
+                        throw HTTPBody.tooLarge(size: "\(length) bytes", limit: limit)
+                    }
+                    exchange.body.reserveCapacity(Int(length))
+                }
+            case .streamed(let continuation, _):
+                let (body, writer) = HTTPBody.makeStream(expectedLength: head.contentLength)
+                exchange.writer = writer
+                exchange.delivery = nil
+                let loop = self.loop
+                writer.onDemand(highWater: readAhead, lowWater: readAhead / 4) { [weak self] in
+                    loop.execute { [weak self] in self?.resumeReading(exchange) }
+                }
+                writer.onTermination { [weak self] _ in
+                    loop.execute { [weak self] in self?.abandon(exchange) }
+                }
+                let head = response(exchange, head: head)
+                continuation.resume(
+                    returning: StreamedHTTPResponse(
+                        status: head.status,
+                        headers: head.headers,
+                        url: head.url,
+                        body: body
+                    )
+                )
+            case nil:
+                break
+            }
+        case .body(let bytes):
+            if case .buffered(_, let limit) = exchange.delivery {
+                guard exchange.body.count + bytes.count <= limit else {
+                    throw HTTPBody.tooLarge(size: "more than \(limit) bytes", limit: limit)
+                }
+                exchange.body.append(contentsOf: bytes)
+            } else if let writer = exchange.writer {
+                if writer.write(Data(bytes)) > readAhead {
+                    exchange.paused = true
+                    setInterest(requestSent ? [] : .writable)
+                }
+            }
+        case .end:
+            break
+        }
+    }
+
+    private func response(_ exchange: Exchange, head: ParsedHead) -> HTTPResponse {
+        HTTPResponse(
+            status: HTTPStatus(code: head.status),
+            headers: HTTPHeaders(head.fields.map { HTTPHeaders.Field(name: Header($0.name), value: $0.value) }),
+            body: exchange.body,
+            url: exchange.request.url
+        )
+    }
+
+    private func complete(_ exchange: Exchange, extraBytes: Int) {
+        cancelIdleTimer(exchange)
+        guard extraBytes == 0 else {
+            let length = exchange.responseHead?.contentLength.map { " of \($0) bytes" } ?? ""
+            failConnection(
+                SluiceError(
+                    .transport,
+                    message:
+                        "the server sent \(extraBytes) bytes after the end of the response\(length) from \(origin), which no request asked for",
+                    underlyingError: URLError(.badServerResponse)
+                )
+            )
+            return
+        }
+        let reusable = keepAlive && requestSent && (exchange.responseHead?.keepAlive ?? false)
+        self.exchange = nil
+        requestsServed += 1
+        bodyStream?.close()
+        bodyStream = nil
+        let delivery = exchange.delivery
+        exchange.delivery = nil
+        let writer = exchange.writer
+        exchange.writer = nil
+        keepAlive = true
+        pool.release(self, reusable: reusable)
+        if case .buffered(let continuation, _) = delivery, let head = exchange.responseHead {
+            continuation.resume(returning: response(exchange, head: head))
+        }
+        writer?.finish()
+    }
+
+    // MARK: Back-pressure, cancellation and timeouts
+
+    private func resumeReading(_ exchange: Exchange) {
+        guard self.exchange === exchange, exchange.paused else { return }
+        exchange.paused = false
+        exchange.lastProgress = loop.now
+        setInterest(requestSent ? .readable : [.readable, .writable])
+    }
+
+    private func abandon(_ exchange: Exchange) {
+        guard self.exchange === exchange else { return }
+        exchange.writer = nil
+        failConnection(CancellationError())
+    }
+
+    /// Ends the exchange with an error, then closes the connection; call on the loop.
+    func cancel(_ exchange: Exchange) {
+        guard self.exchange === exchange else { return }
+        failConnection(CancellationError())
+    }
+
+    private func armIdleTimer(_ exchange: Exchange, timeout: Duration, at deadline: ContinuousClock.Instant) {
+        exchange.timer = loop.schedule(at: deadline) { [weak self] in
+            guard let self, self.exchange === exchange else { return }
+            exchange.timer = nil
+            let now = self.loop.now
+            if exchange.paused {
+                self.armIdleTimer(exchange, timeout: timeout, at: now + timeout)
+            } else if now - exchange.lastProgress >= timeout {
+                self.failConnection(URLError.idleTimeout(timeout))
+            } else {
+                self.armIdleTimer(exchange, timeout: timeout, at: exchange.lastProgress + timeout)
+            }
+        }
+    }
+
+    private func cancelIdleTimer(_ exchange: Exchange) {
+        if let timer = exchange.timer {
+            loop.cancelTimer(timer)
+            exchange.timer = nil
+        }
+    }
+
+    /// Fails the exchange under way and closes the connection, which does not go back to the pool.
+    private func failConnection(_ error: any Error) {
+        guard let exchange else { return }
+        cancelIdleTimer(exchange)
+        self.exchange = nil
+        bodyStream?.close()
+        bodyStream = nil
+        close()
+        pool.release(self, reusable: false)
+        exchange.fail(error)
+    }
+
+    // MARK: The socket
+
+    private func setInterest(_ new: Interest) {
+        guard !isClosed, new != interest else { return }
+        interest = new
+        loop.setInterest(new, for: socket.descriptor)
+    }
+
+    /// Stops watching and closes the socket, once; call on the loop.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.deregister(socket.descriptor)
+        socket.closeDescriptor()
+    }
+
+    /// Whether an idle connection is still good to send on: nothing, not even its end, waits to be read.
+    var looksReusable: Bool { !socket.hasPendingInput() }
+
+    // MARK: Errors
+
+    private static func connectError(_ origin: Origin, _ error: SocketError) -> SluiceError {
+        SluiceError(
+            .transport,
+            message: "could not connect to \(origin): \(error)",
+            underlyingError: URLError(.cannotConnectToHost)
+        )
+    }
+
+    static func lostError(_ message: String) -> SluiceError {
+        SluiceError(.transport, message: message, underlyingError: URLError(.networkConnectionLost))
+    }
+
+    private static func responseError(_ error: any Error, origin: Origin) -> any Error {
+        switch error {
+        case let protocolError as ResponseProtocolError where protocolError.message.hasPrefix("the server closed"):
+            return lostError("\(protocolError.message) (\(origin))")
+        case let protocolError as ResponseProtocolError:
+            return SluiceError(
+                .transport,
+                message: "the response from \(origin) is not valid HTTP/1.1: \(protocolError.message)",
+                underlyingError: URLError(.badServerResponse)
+            )
+        default:
+            return error
+        }
+    }
+}

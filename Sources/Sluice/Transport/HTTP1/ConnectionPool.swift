@@ -1,0 +1,263 @@
+import Foundation
+
+/// Kept-alive connections per origin, at most a number open to each, handed to one request at a time.
+///
+/// A request takes an idle connection when there is one that has not been closed under it, opens one when fewer
+/// than the limit are open, and otherwise waits, first come first served, for one to be released. Idle connections
+/// are closed after the idle timeout, and at once when the server closes them or sends what nobody asked for.
+final class ConnectionPool: Sendable {
+    /// What the pool needs to open connections.
+    struct Settings: Sendable {
+        var maximumConnectionsPerOrigin: Int
+        var connectTimeout: Duration?
+        var idleTimeout: Duration
+        var limits: HeadLimits
+        var readAhead: Int
+    }
+
+    private struct Waiter {
+        var identifier: UInt64
+        var continuation: CheckedContinuation<Connection?, any Error>
+    }
+
+    private struct OriginState {
+        var idle: [Connection] = []
+        var open = 0
+        var waiters: [Waiter] = []
+    }
+
+    private struct State {
+        var origins: [Origin: OriginState] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let settings: Settings
+    private let state = Locked(State())
+
+    /// Creates an empty pool.
+    init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// The connections open (idle or carrying a request), for tests.
+    var openConnections: Int {
+        state.withLock { $0.origins.values.reduce(0) { $0 + $1.open } }
+    }
+
+    /// The idle connections, for tests.
+    var idleConnections: Int {
+        state.withLock { $0.origins.values.reduce(0) { $0 + $1.idle.count } }
+    }
+
+    /// A connection to an origin for one exchange: an idle one, a new one, or the next one released.
+    ///
+    /// - Parameters:
+    ///   - origin: Where to connect.
+    ///   - fresh: Whether to open a new connection rather than take an idle one.
+    /// - Returns: A connection that carries nothing else until it is released.
+    /// - Throws: ``SluiceError`` when a new connection fails, `CancellationError` when the task is cancelled.
+    func acquire(_ origin: Origin, fresh: Bool) async throws -> Connection {
+        while true {
+            enum Step {
+                case reuse(Connection)
+                case open
+                case wait
+            }
+            let limit = settings.maximumConnectionsPerOrigin
+            let step = state.withLock { state -> Step in
+                var entry = state.origins[origin, default: OriginState()]
+                defer { state.origins[origin] = entry }
+                if let connection = entry.idle.popLast() {
+                    if fresh {
+                        // Its slot goes to the new connection.
+                        connection.loop.execute { connection.close() }
+                        return .open
+                    }
+                    return .reuse(connection)
+                }
+                if entry.open < limit {
+                    entry.open += 1
+                    return .open
+                }
+                return .wait
+            }
+            switch step {
+            case .reuse(let connection):
+                if connection.looksReusable {
+                    return connection
+                }
+                connection.loop.execute { connection.close() }
+                freeSlot(origin)
+            case .open:
+                do {
+                    return try await open(origin)
+                } catch {
+                    freeSlot(origin)
+                    throw error
+                }
+            case .wait:
+                if let connection = try await waitForRelease(origin) {
+                    return connection
+                }
+            }
+        }
+    }
+
+    /// Takes back a connection after an exchange, on its loop: an idle one for the next request, or a closed one
+    /// whose slot is free again.
+    func release(_ connection: Connection, reusable: Bool) {
+        let origin = connection.origin
+        if reusable && !connection.isClosed {
+            let waiter = state.withLock { state -> Waiter? in
+                if let waiter = state.origins[origin]?.waiters.first {
+                    state.origins[origin]?.waiters.removeFirst()
+                    return waiter
+                }
+                state.origins[origin, default: OriginState()].idle.append(connection)
+                return nil
+            }
+            if let waiter {
+                waiter.continuation.resume(returning: connection)
+            } else {
+                connection.idleSince = connection.loop.now
+                armEviction(connection)
+            }
+        } else {
+            connection.close()
+            freeSlot(origin)
+        }
+    }
+
+    /// Closes an idle connection the server closed or wrote to; one a request has just taken is left to it.
+    func discardIdle(_ connection: Connection) {
+        let removed = state.withLock { state -> Bool in
+            guard let index = state.origins[connection.origin]?.idle.firstIndex(where: { $0 === connection }) else {
+                return false
+            }
+            state.origins[connection.origin]?.idle.remove(at: index)
+            return true
+        }
+        if removed {
+            connection.close()
+            freeSlot(connection.origin)
+        }
+    }
+
+    /// Closes every idle connection.
+    func closeIdleConnections() {
+        let idle = state.withLock { state -> [Connection] in
+            var all: [Connection] = []
+            for origin in Array(state.origins.keys) {
+                guard var entry = state.origins[origin] else { continue }
+                all += entry.idle
+                entry.open -= entry.idle.count
+                entry.idle = []
+                state.origins[origin] = entry
+            }
+            return all
+        }
+        for connection in idle {
+            connection.loop.execute { connection.close() }
+        }
+    }
+
+    private func open(_ origin: Origin) async throws -> Connection {
+        let addresses: [SocketAddress]
+        switch origin.address {
+        case .unix(let path):
+            guard path.utf8.count <= SocketAddress.maximumUnixPathLength else {
+                throw SluiceError(
+                    .transport,
+                    message:
+                        "the Unix socket path \(path) is longer than the \(SocketAddress.maximumUnixPathLength) bytes the system takes"
+                )
+            }
+            addresses = [.unix(path)]
+        case .tcp(let host, let port):
+            do {
+                addresses = try await SocketAddress.resolve(host: host, port: port)
+            } catch {
+                throw SluiceError(.transport, message: "\(error)", underlyingError: URLError(.cannotFindHost))
+            }
+        }
+        var lastError: (any Error)?
+        for address in addresses {
+            try Task.checkCancellation()
+            do {
+                let connection = try Connection(
+                    to: address,
+                    origin: origin,
+                    loop: EventLoop.next(),
+                    pool: self,
+                    limits: settings.limits,
+                    readAhead: settings.readAhead
+                )
+                try await connection.waitUntilConnected(timeout: settings.connectTimeout)
+                return connection
+            } catch let error as SocketError {
+                lastError = SluiceError(
+                    .transport,
+                    message: "could not connect to \(origin): \(error)",
+                    underlyingError: URLError(.cannotConnectToHost)
+                )
+            } catch let error as SluiceError {
+                lastError = error
+            }
+        }
+        throw lastError ?? SluiceError(.transport, message: "\(origin) has no address")
+    }
+
+    private func waitForRelease(_ origin: Origin) async throws -> Connection? {
+        let identifier = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let queued = state.withLock { state -> Bool in
+                    guard !Task.isCancelled else { return false }
+                    state.origins[origin, default: OriginState()].waiters.append(
+                        Waiter(identifier: identifier, continuation: continuation)
+                    )
+                    return true
+                }
+                if !queued {
+                    continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.origins[origin]?.waiters.firstIndex(where: { $0.identifier == identifier })
+                else { return nil }
+                return state.origins[origin]?.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Counts a connection as closed and lets the first waiter open one in its place.
+    private func freeSlot(_ origin: Origin) {
+        let waiter = state.withLock { state -> Waiter? in
+            state.origins[origin]?.open -= 1
+            guard let waiter = state.origins[origin]?.waiters.first else { return nil }
+            state.origins[origin]?.waiters.removeFirst()
+            return waiter
+        }
+        waiter?.continuation.resume(returning: nil)
+    }
+
+    /// Closes the connection once it has been idle for the idle timeout; one timer a connection, moved on as it is
+    /// used again.
+    private func armEviction(_ connection: Connection) {
+        guard connection.evictionTimer == nil, let idleSince = connection.idleSince else { return }
+        connection.evictionTimer = connection.loop.schedule(at: idleSince + settings.idleTimeout) { [weak self] in
+            connection.evictionTimer = nil
+            guard let self, let idleSince = connection.idleSince, !connection.isClosed else { return }
+            if connection.loop.now - idleSince >= self.settings.idleTimeout {
+                self.discardIdle(connection)
+            } else {
+                self.armEviction(connection)
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// A request as HTTP/1.1 sends it: the head's bytes and how the body follows.
+struct RequestHead {
+    /// How the body is framed on the wire.
+    enum BodyFraming: Equatable {
+        /// No body, or one of this many bytes sent after the head.
+        case length(Int64)
+        /// A stream of unknown length, in chunks.
+        case chunked
+    }
+
+    /// The request line and header fields, ending with the empty line.
+    var bytes: Data
+    /// The body's framing.
+    var framing: BodyFraming
+    /// The method, as sent.
+    var method: String
+
+    /// Serializes a request for a connection to its origin.
+    ///
+    /// The `Host` field is the URL's authority (`localhost` for a Unix socket) unless the request sets one. A body
+    /// of data is sent with its `Content-Length`; a stream with the `Content-Length` the request gives, or chunked
+    /// when it gives none, and never both: a `Transfer-Encoding` the request sets is left out. No
+    /// `Accept-Encoding` is added: the transport does not decode compressed bodies.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - target: Where it goes.
+    /// - Throws: ``SluiceError`` when a header field holds a line break, which would split the head.
+    init(_ request: URLRequest, target: Origin) throws(SluiceError) {
+        let method = request.httpMethod ?? "GET"
+        self.method = method
+        var fields = request.allHTTPHeaderFields ?? [:]
+        var names = Set(fields.keys.map { $0.lowercased() })
+        func remove(_ name: String) {
+            for key in fields.keys where key.caseInsensitiveCompare(name) == .orderedSame {
+                fields[key] = nil
+            }
+            names.remove(name.lowercased())
+        }
+        remove("Transfer-Encoding")
+        remove("Connection")
+        if let data = request.httpBody {
+            remove("Content-Length")
+            framing = .length(Int64(data.count))
+            if !data.isEmpty || !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains(method) {
+                fields["Content-Length"] = String(data.count)
+                names.insert("content-length")
+            }
+        } else if request.httpBodyStream != nil {
+            let declared = fields.first { $0.key.caseInsensitiveCompare("Content-Length") == .orderedSame }
+            if let declared, let length = Int64(declared.value), length >= 0 {
+                framing = .length(length)
+            } else {
+                remove("Content-Length")
+                framing = .chunked
+                fields["Transfer-Encoding"] = "chunked"
+            }
+        } else {
+            framing = .length(0)
+        }
+        var head = method + " " + Self.requestTarget(of: request.url) + " HTTP/1.1\r\n"
+        if !names.contains("host") {
+            head += "Host: " + target.hostField + "\r\n"
+        }
+        if !names.contains("user-agent") {
+            head += "User-Agent: Sluice\r\n"
+        }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else {
+                throw SluiceError(
+                    .transport,
+                    message: "the header field \(name) holds a line break, which would split the request head"
+                )
+            }
+            head += name + ": " + value + "\r\n"
+        }
+        head += "\r\n"
+        bytes = Data(head.utf8)
+    }
+
+    /// The path and query as the request line carries them, percent-encoded as in the URL; `/` for an empty path.
+    static func requestTarget(of url: URL?) -> String {
+        guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "/" }
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery {
+            target += "?" + query
+        }
+        return target
+    }
+}
+
+/// Where a connection goes: a host and port over TCP, or a Unix domain socket; connections are pooled per origin.
+struct Origin: Hashable, Sendable, CustomStringConvertible {
+    /// How to reach the origin.
+    enum Address: Hashable, Sendable {
+        /// A host name or address and a port, over TCP.
+        case tcp(host: String, port: Int)
+        /// A Unix domain socket's path.
+        case unix(path: String)
+    }
+
+    /// How to reach the origin.
+    var address: Address
+
+    /// The value of the `Host` field for requests to the origin.
+    var hostField: String {
+        switch address {
+        case .tcp(let host, let port):
+            let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            return port == 80 ? bracketed : "\(bracketed):\(port)"
+        case .unix:
+            return "localhost"
+        }
+    }
+
+    /// The origin as a log or an error names it: `127.0.0.1:8080`, or `unix:/var/run/docker.sock`.
+    var description: String {
+        switch address {
+        case .tcp(let host, let port):
+            host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): "unix:\(path)"
+        }
+    }
+
+    /// The origin of a URL the transport serves itself: `http://host[:port]`, or `http+unix://` with the socket's
+    /// percent-encoded path as the host; `nil` for any other scheme, which goes to the fallback.
+    ///
+    /// - Parameters:
+    ///   - url: The request's URL.
+    ///   - unixSocketPath: A socket every `http://` request goes to instead of its host, when set.
+    init?(_ url: URL, unixSocketPath: String?) {
+        switch url.scheme?.lowercased() {
+        case "http":
+            if let unixSocketPath {
+                address = .unix(path: unixSocketPath)
+            } else {
+                guard let host = url.host, !host.isEmpty else { return nil }
+                address = .tcp(host: host, port: url.port ?? 80)
+            }
+        case "http+unix":
+            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+                let encoded = components.percentEncodedHost,
+                let path = encoded.removingPercentEncoding, !path.isEmpty
+            else { return nil }
+            address = .unix(path: path)
+        default:
+            return nil
+        }
+    }
+
+    /// An origin at an address.
+    init(address: Address) {
+        self.address = address
+    }
+}

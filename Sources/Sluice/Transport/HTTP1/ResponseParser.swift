@@ -1,0 +1,467 @@
+/// A response's head as the parser read it: status, reason, fields, and how the connection continues.
+struct ParsedHead {
+    /// The status code, 100 to 999.
+    var status: Int
+    /// The header fields in the order they came, names as sent.
+    var fields: [(name: String, value: String)]
+    /// Whether the connection may carry another request after this response.
+    var keepAlive: Bool
+    /// The body's length when the head announces one; `nil` for a chunked body or one read to the close.
+    var contentLength: Int64?
+}
+
+/// A response that breaks HTTP/1.1 or passes one of the transport's limits, in words that say what and where.
+struct ResponseProtocolError: Error, Equatable {
+    /// What was wrong, such as `malformed status line "HTTP/1.1 2x0 OK"`.
+    var message: String
+}
+
+/// The limits the parser holds a response head to.
+struct HeadLimits {
+    /// The longest status line, in bytes, its line end excluded.
+    var statusLineLength: Int
+    /// The most header fields.
+    var headerCount: Int
+    /// The most bytes in the whole head (status line, fields and line ends), and in the trailers.
+    var headBytes: Int
+}
+
+/// Reads HTTP/1.1 responses from bytes as they arrive, in pieces of any size: the head, then the body framed by
+/// `Content-Length`, chunked transfer coding (trailers read and ignored), or the connection's close.
+///
+/// It is strict where a lenient reading could take one response for another: a malformed status line, a field
+/// without a colon or with a folded continuation, both `Content-Length` and `Transfer-Encoding`, a length that is
+/// not a number or overflows, differing lengths, a chunk size that is not hex, and chunk data not followed by a
+/// line end are errors. A bare LF ends a line as CRLF does (RFC 9112, section 2.2). Informational (1xx) heads other
+/// than 101 are skipped; HEAD responses and 204 and 304 have no body.
+struct ResponseParser {
+    /// What the parser reports as it reads.
+    enum Event {
+        /// The head of the final response arrived.
+        case head(ParsedHead)
+        /// Body bytes, valid during the call only.
+        case body(UnsafeRawBufferPointer)
+        /// The response is complete.
+        case end
+    }
+
+    private enum State {
+        case statusLine
+        case fields
+        case length(remaining: Int64)
+        case chunkSize
+        case chunkData(remaining: Int64)
+        case chunkDataEnd
+        case trailers
+        case untilClose
+        case complete
+    }
+
+    private let limits: HeadLimits
+    private let isHeadRequest: Bool
+    private var state = State.statusLine
+    private var line: [UInt8] = []
+    private var headBytes = 0
+    private var head = ParsedHead(status: 0, fields: [], keepAlive: true)
+    private var minorVersion = 1
+    private var announcedLength: Int64 = 0
+    private var bodyBytes: Int64 = 0
+
+    /// Creates a parser for the response to one request.
+    ///
+    /// - Parameters:
+    ///   - limits: The limits on the head.
+    ///   - isHeadRequest: Whether the request was HEAD, whose response has no body whatever it announces.
+    init(limits: HeadLimits, isHeadRequest: Bool) {
+        self.limits = limits
+        self.isHeadRequest = isHeadRequest
+    }
+
+    /// Whether any byte of a response has been read.
+    var hasStarted: Bool { headBytes > 0 || !line.isEmpty }
+
+    /// Whether the response has ended.
+    var isComplete: Bool {
+        if case .complete = state { return true }
+        return false
+    }
+
+    /// The body bytes read so far.
+    var bodyBytesRead: Int64 { bodyBytes }
+
+    /// Reads bytes, reporting what they complete.
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes, in the order they arrived.
+    ///   - report: Called for each event; it may throw to stop reading.
+    /// - Returns: How many bytes belong to the response; fewer than given when the response ended before them.
+    /// - Throws: ``ResponseProtocolError`` for a response that breaks the protocol or a limit, or what `report`
+    ///   throws.
+    mutating func parse(
+        _ bytes: UnsafeRawBufferPointer,
+        _ report: (Event) throws -> Void
+    ) throws -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            switch state {
+            case .statusLine, .fields, .chunkSize, .trailers:
+                guard let lineEnd = try takeLine(from: bytes, at: &offset) else { return bytes.count }
+                try process(line: lineEnd, report)
+            case .length(let remaining):
+                let take = Int(min(Int64(bytes.count - offset), remaining))
+                try deliver(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]), report)
+                offset += take
+                if remaining == Int64(take) {
+                    state = .complete
+                    try report(.end)
+                } else {
+                    state = .length(remaining: remaining - Int64(take))
+                }
+            case .chunkData(let remaining):
+                let take = Int(min(Int64(bytes.count - offset), remaining))
+                try deliver(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]), report)
+                offset += take
+                state = remaining == Int64(take) ? .chunkDataEnd : .chunkData(remaining: remaining - Int64(take))
+            case .chunkDataEnd:
+                // The CRLF (or LF) after a chunk's data.
+                let byte = bytes[offset]
+                offset += 1
+                if byte == UInt8(ascii: "\r") && line.isEmpty {
+                    line.append(byte)
+                } else if byte == UInt8(ascii: "\n") {
+                    line.removeAll(keepingCapacity: true)
+                    state = .chunkSize
+                } else {
+                    throw ResponseProtocolError(message: "chunk data was not followed by a line end")
+                }
+            case .untilClose:
+                try deliver(UnsafeRawBufferPointer(rebasing: bytes[offset...]), report)
+                offset = bytes.count
+            case .complete:
+                return offset
+            }
+        }
+        return offset
+    }
+
+    /// Ends the response at the close of the connection.
+    ///
+    /// - Parameter report: Called with ``Event/end`` when the close completes a body read to it.
+    /// - Throws: ``ResponseProtocolError`` saying how far the response had come when the close cut it short.
+    mutating func parseEndOfStream(_ report: (Event) throws -> Void) throws {
+        switch state {
+        case .untilClose:
+            state = .complete
+            try report(.end)
+        case .complete:
+            return
+        case .statusLine where !hasStarted:
+            throw ResponseProtocolError(message: "the server closed the connection without sending a response")
+        case .statusLine, .fields:
+            throw ResponseProtocolError(message: "the server closed the connection in the middle of the response head")
+        case .length:
+            throw ResponseProtocolError(
+                message: "the server closed the connection after \(bodyBytes) of \(announcedLength) bytes of the body"
+            )
+        case .chunkSize, .chunkData, .chunkDataEnd, .trailers:
+            throw ResponseProtocolError(
+                message:
+                    "the server closed the connection after \(bodyBytes) bytes of a chunked body, before its last chunk"
+            )
+        }
+    }
+
+    private mutating func deliver(_ bytes: UnsafeRawBufferPointer, _ report: (Event) throws -> Void) throws {
+        guard !bytes.isEmpty else { return }
+        bodyBytes += Int64(bytes.count)
+        try report(.body(bytes))
+    }
+
+    /// Gathers the rest of a line into `line`; returns the line without its end when it is complete.
+    private mutating func takeLine(from bytes: UnsafeRawBufferPointer, at offset: inout Int) throws -> [UInt8]? {
+        let rest = bytes[offset...]
+        let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
+        let end = newline ?? bytes.count
+        line.append(contentsOf: rest[offset..<end])
+        let consumed = end - offset + (newline == nil ? 0 : 1)
+        offset += consumed
+        try count(consumed)
+        guard newline != nil else { return nil }
+        var complete = line
+        line.removeAll(keepingCapacity: true)
+        if complete.last == UInt8(ascii: "\r") {
+            complete.removeLast()
+        }
+        return complete
+    }
+
+    /// Counts head (or trailer) bytes against the limits.
+    private mutating func count(_ bytes: Int) throws {
+        headBytes += bytes
+        switch state {
+        case .statusLine, .fields:
+            if case .statusLine = state, line.count > limits.statusLineLength {
+                throw ResponseProtocolError(
+                    message: "the status line is longer than the limit of \(limits.statusLineLength) bytes"
+                )
+            }
+            if headBytes > limits.headBytes {
+                throw ResponseProtocolError(
+                    message: "the response head is larger than the limit of \(limits.headBytes) bytes"
+                )
+            }
+        case .chunkSize where line.count > 4_096:
+            throw ResponseProtocolError(message: "a chunk-size line is longer than the limit of 4096 bytes")
+        case .trailers where line.count > limits.headBytes:
+            throw ResponseProtocolError(
+                message: "a trailer line is longer than the limit of \(limits.headBytes) bytes"
+            )
+        default:
+            break
+        }
+    }
+
+    private mutating func process(line: [UInt8], _ report: (Event) throws -> Void) throws {
+        switch state {
+        case .statusLine:
+            try parseStatusLine(line)
+            state = .fields
+        case .fields:
+            if line.isEmpty {
+                try finishHead(report)
+            } else {
+                try parseField(line)
+            }
+        case .chunkSize:
+            let size = try parseChunkSize(line)
+            if size == 0 {
+                state = .trailers
+            } else {
+                state = .chunkData(remaining: size)
+            }
+        case .trailers:
+            if line.isEmpty {
+                state = .complete
+                try report(.end)
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func parseStatusLine(_ line: [UInt8]) throws {
+        let text = String(decoding: line, as: UTF8.self)
+        func malformed() -> ResponseProtocolError {
+            ResponseProtocolError(message: "malformed status line \(Self.quoted(text))")
+        }
+        // "HTTP/1.x SSS" then the end or a space and a reason.
+        guard line.count >= 12, line.starts(with: Array("HTTP/1.".utf8)),
+            let minor = line[7].asciiDigit, line[8] == UInt8(ascii: " "),
+            let hundreds = line[9].asciiDigit, let tens = line[10].asciiDigit, let units = line[11].asciiDigit,
+            line.count == 12 || line[12] == UInt8(ascii: " ")
+        else {
+            if line.starts(with: Array("HTTP/".utf8)), line.count > 8, line[5] != UInt8(ascii: "1") {
+                throw ResponseProtocolError(message: "unsupported HTTP version in status line \(Self.quoted(text))")
+            }
+            throw malformed()
+        }
+        let status = hundreds * 100 + tens * 10 + units
+        guard status >= 100 else { throw malformed() }
+        minorVersion = minor
+        head = ParsedHead(status: status, fields: [], keepAlive: minor >= 1)
+    }
+
+    private mutating func parseField(_ line: [UInt8]) throws {
+        if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
+            throw ResponseProtocolError(
+                message:
+                    "a header field is folded onto a continuation line (\(Self.quoted(line))), which HTTP/1.1 forbids"
+            )
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            throw ResponseProtocolError(message: "a header line has no colon: \(Self.quoted(line))")
+        }
+        let name = line[..<colon]
+        guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter) else {
+            throw ResponseProtocolError(message: "a header name is not a valid token: \(Self.quoted(line))")
+        }
+        var value = line[(colon + 1)...]
+        while let first = value.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            value.removeFirst()
+        }
+        while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+            value.removeLast()
+        }
+        guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+            throw ResponseProtocolError(
+                message: "the value of header \(String(decoding: name, as: UTF8.self)) holds a control character"
+            )
+        }
+        guard head.fields.count < limits.headerCount else {
+            throw ResponseProtocolError(
+                message: "the response has more than the limit of \(limits.headerCount) header fields"
+            )
+        }
+        head.fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    private mutating func finishHead(_ report: (Event) throws -> Void) throws {
+        let status = head.status
+        if (100..<200).contains(status) {
+            guard status != 101 else {
+                throw ResponseProtocolError(
+                    message: "the server switched protocols (101), which this transport does not support"
+                )
+            }
+            // An interim response (100 Continue, 103 Early Hints): the final one follows.
+            state = .statusLine
+            return
+        }
+        var connectionTokens: [Substring] = []
+        var lengths: [Substring] = []
+        var codings: [Substring] = []
+        for field in head.fields {
+            switch field.name.lowercased() {
+            case "connection":
+                connectionTokens += field.value.lowercased().split(separator: ",").map(Self.trimmed)
+            case "content-length":
+                lengths += field.value.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
+            case "transfer-encoding":
+                codings += field.value.lowercased().split(separator: ",").map(Self.trimmed)
+            default:
+                break
+            }
+        }
+        head.keepAlive =
+            minorVersion >= 1 ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
+        if !codings.isEmpty && !lengths.isEmpty {
+            throw ResponseProtocolError(
+                message: "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
+            )
+        }
+        var framing: State
+        if !codings.isEmpty {
+            guard codings == ["chunked"] else {
+                throw ResponseProtocolError(
+                    message:
+                        "unsupported Transfer-Encoding \(Self.quoted(codings.joined(separator: ", "))); only chunked is"
+                )
+            }
+            framing = .chunkSize
+        } else if let first = lengths.first {
+            guard let length = Self.contentLength(first) else {
+                throw ResponseProtocolError(message: "invalid Content-Length \(Self.quoted(String(first)))")
+            }
+            guard lengths.allSatisfy({ $0 == first }) else {
+                throw ResponseProtocolError(
+                    message:
+                        "the response has differing Content-Length values \(Self.quoted(lengths.joined(separator: ", ")))"
+                )
+            }
+            head.contentLength = length
+            announcedLength = length
+            framing = .length(remaining: length)
+        } else {
+            head.keepAlive = false
+            framing = .untilClose
+        }
+        if isHeadRequest || status == 204 || status == 304 {
+            // No body, whatever the head announces; the connection continues as its Connection field says.
+            head.contentLength = nil
+            head.keepAlive =
+                minorVersion >= 1 ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
+            framing = .complete
+        } else if case .length(0) = framing {
+            framing = .complete
+        }
+        state = framing
+        try report(.head(head))
+        if case .complete = framing {
+            try report(.end)
+        }
+    }
+
+    private func parseChunkSize(_ line: [UInt8]) throws -> Int64 {
+        var size: Int64 = 0
+        var digits = 0
+        for byte in line {
+            if let digit = byte.hexDigit {
+                guard digits < 15 else {
+                    throw ResponseProtocolError(
+                        message: "the chunk size \(Self.quoted(line)) overflows a 64-bit length"
+                    )
+                }
+                size = size << 4 | Int64(digit)
+                digits += 1
+            } else if byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                break
+            } else {
+                digits = 0
+                break
+            }
+        }
+        guard digits > 0 else {
+            throw ResponseProtocolError(message: "invalid chunk size \(Self.quoted(line)): not a hexadecimal number")
+        }
+        return size
+    }
+
+    /// A `Content-Length` value: decimal digits only, within `Int64`.
+    private static func contentLength(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return Int64(text)
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" {
+            text.removeFirst()
+        }
+        while let last = text.last, last == " " || last == "\t" {
+            text.removeLast()
+        }
+        return text
+    }
+
+    /// Text for an error message: in quotes, at most 80 characters, control characters shown as escapes.
+    static func quoted<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        quoted(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Text for an error message: in quotes, at most 80 characters, control characters shown as escapes.
+    static func quoted(_ text: String) -> String {
+        let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+        return "\"" + shown.unicodeScalars.map { $0.value < 0x20 ? $0.escaped(asASCII: true) : String($0) }.joined()
+            + "\""
+    }
+}
+
+extension UInt8 {
+    /// The value of an ASCII decimal digit.
+    fileprivate var asciiDigit: Int? {
+        self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") ? Int(self - UInt8(ascii: "0")) : nil
+    }
+
+    /// The value of an ASCII hexadecimal digit.
+    fileprivate var hexDigit: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Whether the byte may appear in an HTTP token (RFC 9110, section 5.6.2).
+    fileprivate var isTokenCharacter: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(self)
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+
+/// Sluice's own ``RequestPerformer``: HTTP/1.1 over POSIX sockets, for `http://` over TCP and over Unix domain
+/// sockets, with kept-alive connections pooled per origin, on a few event-loop threads (epoll on Linux, kqueue on
+/// Apple platforms) shared by every performer.
+///
+/// It exists because URLSession on Linux costs several hundred microseconds of CPU per request and cannot reach a
+/// Unix socket. Opt in with one line:
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: SocketRequestPerformer())
+/// ```
+///
+/// One performer serves every URL: `http://` it sends itself; `https://` and any other scheme go to the
+/// ``Configuration/fallback`` performer, a ``NetworkRequestPerformer`` by default, since this transport has no TLS.
+///
+/// **Unix domain sockets.** A URL with the scheme `http+unix` and the socket's path, percent-encoded, as its host
+/// goes to that socket: `http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json` asks the Docker engine for
+/// its containers. Or set ``Configuration/unixSocketPath`` to send every `http://` request to one socket, whatever
+/// its host, and keep ordinary URLs. The `Host` field is then `localhost`.
+///
+/// **What it does.** Connections are kept alive and reused, at most
+/// ``Configuration/maximumConnectionsPerOrigin`` open to each origin; more requests wait their turn. A connection
+/// carries one request at a time (no pipelining). An idempotent request sent on a kept-alive connection that the
+/// server had closed meanwhile is sent once more on a new connection; a POST is not. Redirects are followed, up to
+/// ``Configuration/maximumRedirects``, dropping the `Authorization`, `Proxy-Authorization` and `Cookie` fields when
+/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does; cookies are neither stored nor added. No
+/// `Accept-Encoding` is sent and bodies are handed over as they arrive: the transport does not decompress. A
+/// request body of data is sent with its `Content-Length`, a stream with the `Content-Length` the request gives,
+/// or chunked without one; never both. A stream body is read on the event loop as the socket takes it, so it must
+/// not block for long: files and Sluice's multipart streams read from disk.
+///
+/// **Limits and errors.** The request's `timeoutInterval` is the longest wait for a byte of the response, as in
+/// ``NetworkRequestPerformer``; connecting has ``Configuration/connectTimeout``. A response whose status line, head
+/// or header count passes the configured limits, a buffered body larger than
+/// ``Configuration/maximumBodySize``, and a response that breaks HTTP/1.1 (a malformed status line, a field
+/// without a colon, both `Content-Length` and `Transfer-Encoding`, a length that is not a number, a chunk size that
+/// is not hex, bytes beyond the announced length, a body cut short) each fail the request with a ``SluiceError``
+/// that names what was wrong, and the connection is closed rather than pooled. Cancelling the calling task closes
+/// the connection at once and frees its place in the pool.
+///
+/// **Streaming.** ``stream(_:)`` returns at the head. The socket is read only while the reader keeps up: once
+/// ``Configuration/streamReadAhead`` bytes wait unread, reading stops until the reader has taken three quarters of
+/// them, so a body of any size streams in bounded memory.
+public final class SocketRequestPerformer: RequestPerformer {
+    /// How a ``SocketRequestPerformer`` connects, and the limits it holds responses to.
+    public struct Configuration: Sendable {
+        /// The most connections open to one origin at once; 16 by default.
+        public var maximumConnectionsPerOrigin: Int
+        /// How long connecting may take; 10 s by default, `nil` for no limit.
+        public var connectTimeout: Duration?
+        /// How long an idle kept-alive connection stays open; 60 s by default.
+        public var idleConnectionTimeout: Duration
+        /// The longest status line, in bytes; 8 KiB by default.
+        public var maximumStatusLineLength: Int
+        /// The most header fields in a response; 100 by default.
+        public var maximumHeaderCount: Int
+        /// The most bytes in a response's head, status line and fields together; 64 KiB by default.
+        public var maximumHeaderBytes: Int
+        /// The largest body ``SocketRequestPerformer/perform(_:)`` accepts, in bytes; 64 MiB by default.
+        public var maximumBodySize: Int
+        /// The most bytes of a streamed body read ahead of its reader; 256 KiB by default.
+        public var streamReadAhead: Int
+        /// The most redirects followed for one request; 16 by default, 0 to hand redirects back.
+        public var maximumRedirects: Int
+        /// The socket every `http://` request goes to instead of its host, if set.
+        public var unixSocketPath: String?
+        /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
+        ///
+        /// Those are `https://` and every scheme but `http` and `http+unix`.
+        public var fallback: any RequestPerformer
+
+        /// Creates a configuration; every parameter has the default its property documents.
+        ///
+        /// - Parameters:
+        ///   - maximumConnectionsPerOrigin: The most connections open to one origin at once.
+        ///   - connectTimeout: How long connecting may take.
+        ///   - idleConnectionTimeout: How long an idle kept-alive connection stays open.
+        ///   - maximumStatusLineLength: The longest status line, in bytes.
+        ///   - maximumHeaderCount: The most header fields in a response.
+        ///   - maximumHeaderBytes: The most bytes in a response's head.
+        ///   - maximumBodySize: The largest buffered body, in bytes.
+        ///   - streamReadAhead: The most bytes of a streamed body read ahead of its reader.
+        ///   - maximumRedirects: The most redirects followed for one request.
+        ///   - unixSocketPath: The socket every `http://` request goes to, if any.
+        ///   - fallback: What sends `https://` and other schemes.
+        public init(
+            maximumConnectionsPerOrigin: Int = 16,
+            connectTimeout: Duration? = .seconds(10),
+            idleConnectionTimeout: Duration = .seconds(60),
+            maximumStatusLineLength: Int = 8 << 10,
+            maximumHeaderCount: Int = 100,
+            maximumHeaderBytes: Int = 64 << 10,
+            maximumBodySize: Int = 64 << 20,
+            streamReadAhead: Int = 256 << 10,
+            maximumRedirects: Int = 16,
+            unixSocketPath: String? = nil,
+            fallback: any RequestPerformer = NetworkRequestPerformer()
+        ) {
+            self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
+            self.connectTimeout = connectTimeout
+            self.idleConnectionTimeout = idleConnectionTimeout
+            self.maximumStatusLineLength = maximumStatusLineLength
+            self.maximumHeaderCount = maximumHeaderCount
+            self.maximumHeaderBytes = maximumHeaderBytes
+            self.maximumBodySize = maximumBodySize
+            self.streamReadAhead = max(1, streamReadAhead)
+            self.maximumRedirects = max(0, maximumRedirects)
+            self.unixSocketPath = unixSocketPath
+            self.fallback = fallback
+        }
+    }
+
+    /// The configuration the performer was made with.
+    public let configuration: Configuration
+    private let pool: ConnectionPool
+
+    /// Creates a performer with its own pool of connections.
+    ///
+    /// - Parameter configuration: Limits, timeouts and the fallback; the defaults suit most services.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        pool = ConnectionPool(
+            settings: ConnectionPool.Settings(
+                maximumConnectionsPerOrigin: configuration.maximumConnectionsPerOrigin,
+                connectTimeout: configuration.connectTimeout,
+                idleTimeout: configuration.idleConnectionTimeout,
+                limits: HeadLimits(
+                    statusLineLength: configuration.maximumStatusLineLength,
+                    headerCount: configuration.maximumHeaderCount,
+                    headBytes: configuration.maximumHeaderBytes
+                ),
+                readAhead: configuration.streamReadAhead
+            )
+        )
+    }
+
+    deinit {
+        pool.closeIdleConnections()
+    }
+
+    /// The connections open now, idle or carrying a request.
+    public var openConnections: Int { pool.openConnections }
+
+    /// The kept-alive connections waiting for a request.
+    public var idleConnections: Int { pool.idleConnections }
+
+    /// Sends a request and returns its whole response, whatever the status.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The status, headers and body, and the URL that answered after redirects.
+    /// - Throws: ``SluiceError`` naming what failed (``SluiceError/Code/timedOut`` for a timeout), or
+    ///   `CancellationError` when the calling task was cancelled.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        var current = request
+        for _ in 0...configuration.maximumRedirects {
+            guard let url = current.url, let origin = Origin(url, unixSocketPath: configuration.unixSocketPath) else {
+                return try await configuration.fallback.perform(current)
+            }
+            let response = try await exchange(current, origin: origin) { exchange, connection in
+                try await withCheckedThrowingContinuation { continuation in
+                    exchange.delivery = .buffered(continuation, limit: self.configuration.maximumBodySize)
+                    connection.loop.execute { connection.start(exchange) }
+                }
+            }
+            guard let next = redirect(current, status: response.status.code, headers: response.headers) else {
+                return response
+            }
+            current = next
+        }
+        throw tooManyRedirects(request)
+    }
+
+    /// Sends a request and returns as soon as the response's head has arrived, with the body to read as it
+    /// arrives.
+    ///
+    /// The socket is read only while the reader keeps up (see ``Configuration/streamReadAhead``); the request's
+    /// `timeoutInterval` is the longest wait between chunks while it does. Cancelling the reading task, or dropping
+    /// the body before its end, closes the connection at once.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The status, headers and the body to read.
+    /// - Throws: What ``perform(_:)`` throws, before the head; the body throws what fails it later.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        var current = request
+        for _ in 0...configuration.maximumRedirects {
+            guard let url = current.url, let origin = Origin(url, unixSocketPath: configuration.unixSocketPath) else {
+                return try await configuration.fallback.stream(current)
+            }
+            let response = try await exchange(current, origin: origin) { exchange, connection in
+                try await withCheckedThrowingContinuation { continuation in
+                    exchange.delivery = .streamed(continuation, bufferLimit: self.configuration.streamReadAhead)
+                    connection.loop.execute { connection.start(exchange) }
+                }
+            }
+            guard let next = redirect(current, status: response.status.code, headers: response.headers) else {
+                return response
+            }
+            // The redirect's own body is not wanted: dropping it closes its connection.
+            _ = consume response
+            current = next
+        }
+        throw tooManyRedirects(request)
+    }
+
+    /// Runs one exchange on a pooled connection, and once more on a new connection when a kept-alive one turns
+    /// out to have been closed by the server and the request may be sent twice.
+    private func exchange<Response: Sendable>(
+        _ request: URLRequest,
+        origin: Origin,
+        _ run: @Sendable (Exchange, Connection) async throws -> Response
+    ) async throws -> Response {
+        let head = try RequestHead(request, target: origin)
+        let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
+        let reporter = UploadProgressReporter.current
+        let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
+        var fresh = false
+        while true {
+            try Task.checkCancellation()
+            let connection = try await pool.acquire(origin, fresh: fresh)
+            let exchange = Exchange(
+                request: request,
+                head: head,
+                idleTimeout: idleTimeout,
+                upload: reporter,
+                now: connection.loop.now
+            )
+            do {
+                return try await withTaskCancellationHandler {
+                    try await run(exchange, connection)
+                } onCancel: {
+                    exchange.cancelled.withLock { $0 = true }
+                    connection.loop.execute { connection.cancel(exchange) }
+                }
+            } catch let stale as StaleConnection {
+                guard mayRepeat, !fresh else { throw stale.error }
+                fresh = true
+            }
+        }
+    }
+
+    /// The request a redirect asks for, or `nil` when the response is not one to follow.
+    private func redirect(_ request: URLRequest, status: Int, headers: HTTPHeaders) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), configuration.maximumRedirects > 0,
+            let location = headers[.location], let from = request.url,
+            let target = URL(string: location, relativeTo: from)?.absoluteURL
+        else { return nil }
+        var next = request
+        next.url = target
+        let method = request.httpMethod ?? "GET"
+        // As browsers and URLSession do: 303 turns any method but HEAD into GET, and so do 301 and 302 a POST.
+        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Length", "Content-Type", "Transfer-Encoding"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next.droppingCredentials(leaving: from)
+    }
+
+    private func tooManyRedirects(_ request: URLRequest) -> SluiceError {
+        SluiceError(
+            .transport,
+            message:
+                "more than \(configuration.maximumRedirects) redirects, starting at \(request.url?.absoluteString ?? "?")",
+            underlyingError: URLError(.httpTooManyRedirects)
+        )
+    }
+}

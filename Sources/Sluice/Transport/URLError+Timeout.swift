@@ -1,0 +1,34 @@
+import Foundation
+
+extension URLError {
+    /// The error of a request that waited longer than its idle timeout for a byte of the response; both transports
+    /// throw it, and the client reports it as ``SluiceError/Code/timedOut``.
+    ///
+    /// - Parameter timeout: The idle timeout.
+    /// - Returns: A `timedOut` error whose description states the limit.
+    static func idleTimeout(_ timeout: Duration) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: [
+                NSLocalizedDescriptionKey: "no byte of the response within the idle timeout of "
+                    + PipelineMetrics.format(timeout)
+            ]
+        )
+    }
+
+    /// The error of a connection attempt that took longer than its limit.
+    ///
+    /// - Parameters:
+    ///   - origin: Where it was connecting to.
+    ///   - timeout: The limit.
+    /// - Returns: A `timedOut` error whose description names both.
+    static func connectTimeout(_ origin: String, _ timeout: Duration) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: [
+                NSLocalizedDescriptionKey: "connecting to \(origin) took longer than the limit of "
+                    + PipelineMetrics.format(timeout)
+            ]
+        )
+    }
+}
