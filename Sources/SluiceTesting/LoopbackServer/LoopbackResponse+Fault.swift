@@ -13,6 +13,7 @@ extension LoopbackResponse {
             case drip(bytes: Int, interval: Duration)
             case resetConnection
             case misreportedContentRange(String)
+            case raw(pieces: [[UInt8]], pause: Duration, thenClose: Bool)
         }
 
         /// What the server does.
@@ -80,6 +81,27 @@ extension LoopbackResponse {
             Fault(kind: .misreportedContentRange(value))
         }
 
+        /// Sends these bytes verbatim instead of the response, one piece at a time with a pause between pieces, then
+        /// closes the connection or keeps it open for the next request.
+        ///
+        /// The route's status, headers and body are ignored: the pieces are the whole answer, so a client can be
+        /// tested against any malformed or surprising response, such as a status line that is not HTTP, a header
+        /// without a colon, both `Content-Length` and `Transfer-Encoding`, a chunk size that is not hex, or bytes
+        /// beyond the announced length.
+        ///
+        /// ```swift
+        /// server.route("/broken", response: LoopbackResponse(fault: .raw(["HTTP/1.1 2x0 OK\r\n\r\n"])))
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - pieces: The bytes to send, as text; each piece is sent as one write.
+        ///   - pause: The wait between two pieces; cut short by ``LoopbackServer/stop()``.
+        ///   - thenClose: Whether to close the connection after the last piece; `true` by default.
+        /// - Returns: The fault.
+        public static func raw(_ pieces: [String], pause: Duration = .zero, thenClose: Bool = true) -> Fault {
+            Fault(kind: .raw(pieces: pieces.map { Array($0.utf8) }, pause: max(.zero, pause), thenClose: thenClose))
+        }
+
         /// A short name for the fault, such as `closeMidBody(afterBytes: 10)`, for test output.
         public var description: String {
             switch kind {
@@ -95,6 +117,8 @@ extension LoopbackResponse {
                 "resetConnection"
             case .misreportedContentRange(let value):
                 "misreportedContentRange(\(value.debugDescription))"
+            case .raw(let pieces, _, let thenClose):
+                "raw(\(pieces.count) pieces, thenClose: \(thenClose))"
             }
         }
     }

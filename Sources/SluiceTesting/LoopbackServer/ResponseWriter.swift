@@ -61,6 +61,15 @@ struct ResponseWriter {
         if kind == .resetConnection {
             return .reset
         }
+        if case .raw(let pieces, let pause, let thenClose) = kind {
+            for (index, piece) in pieces.enumerated() {
+                if index > 0 && pause > .zero {
+                    guard !stop.waitForStop(upTo: pause) else { return .abort }
+                }
+                guard socket.sendAll(piece[...], stop: stop) else { return .abort }
+            }
+            return thenClose ? .close : .keepOpen
+        }
         let message = Self.compose(answer, window: window, context: context)
         var output = OutputBuffer(socket: socket, stop: stop, drip: message.drip)
         guard output.write(message.head[...]) else {

@@ -37,3 +37,17 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         }
     }
 }
+
+/// The requests a performer is carrying: URLSession's tasks not yet ended, or Sluice's own connections not idle.
+///
+/// - Parameter performer: A performer made by ``TransportKind/makePerformer(maximumBodySize:streamBufferLimit:)``.
+/// - Returns: The count; 0 when nothing is left behind.
+func requestsInFlight(_ performer: any RequestPerformer) -> Int {
+    if let performer = performer as? NetworkRequestPerformer {
+        return performer.requestsInFlight
+    }
+    if let performer = performer as? SocketRequestPerformer {
+        return performer.openConnections - performer.idleConnections
+    }
+    return 0
+}
