@@ -15,25 +15,6 @@ import Darwin
 import Glibc
 #endif
 
-/// The transports tested against nginx, the one list of them: every test runs once for each case, and makes its own
-/// performer, so that no connection is shared between tests.
-enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    /// ``NetworkRequestPerformer``, on URLSession.
-    case urlSession
-
-    /// A new performer of this kind.
-    ///
-    /// - Returns: The performer, with no connection open yet.
-    func makePerformer() -> any RequestPerformer {
-        switch self {
-        case .urlSession: NetworkRequestPerformer()
-        }
-    }
-
-    /// The kind's name, as a test case's argument is shown.
-    var testDescription: String { rawValue }
-}
-
 /// A user as `/users.json` describes one, with the fields a client reads (not the `bio` it skips).
 private struct ServedUser: Decodable, Equatable {
     /// The user's number.
@@ -364,5 +345,76 @@ private func exchange(_ request: String, overUnixSocket path: String) throws -> 
         } else if errno != EINTR {
             throw NginxServerError(description: "recv failed: errno \(errno)")
         }
+    }
+}
+
+/// Sluice's own transport to nginx over its Unix domain socket, by URL and by configuration.
+@Suite(
+    .serialized,
+    .enabled(if: NginxServer.executable != nil || NginxServer.isRequired, Comment(rawValue: NginxServer.missingReason))
+)
+struct NginxUnixSocketTests {
+    /// The server, new for each test.
+    let server: NginxServer
+
+    /// Starts the server, or fails when the peers are required and nginx is missing.
+    init() throws {
+        server = try #require(try NginxServer.start(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+    }
+
+    /// A URL of the `http+unix` form for a path on the server's socket.
+    private func unixURL(_ path: String) throws -> URL {
+        let host = try #require(server.unixSocketPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        return try #require(URL(string: "http+unix://\(host)\(path)"))
+    }
+
+    /// A URL of the `http+unix` form reaches the socket; documents arrive whole, and the connection is kept alive.
+    @Test func anHTTPPlusUnixURLReachesTheSocket() async throws {
+        let performer = SocketRequestPerformer()
+        for _ in 0..<3 {
+            let small = try await performer.perform(URLRequest(url: try unixURL("/small.json")))
+            #expect(small.status.code == 200)
+            #expect(small.body == NginxServer.smallJSON)
+        }
+        let large = try await performer.perform(URLRequest(url: try unixURL("/large.bin")))
+        #expect(large.body == NginxServer.largeBinary)
+        #expect(performer.openConnections == 1)
+    }
+
+    /// With a socket path in the configuration, ordinary `http://` URLs go to the socket, whatever their host.
+    @Test func aConfiguredSocketTakesEveryHTTPRequest() async throws {
+        let performer = SocketRequestPerformer(configuration: .init(unixSocketPath: server.unixSocketPath))
+        let client = APIClient(requestPerformer: performer)
+        let users = try await client.perform(ListServedUsers(url: URL(string: "http://engine.invalid/users.json")!))
+        #expect(users.count == NginxServer.userCount)
+        let chunked = try await performer.perform(URLRequest(url: URL(string: "http://engine.invalid/chunked.json")!))
+        #expect(chunked.headers[.contentLength] == nil)
+        #expect(chunked.body == NginxServer.smallJSON)
+    }
+
+    /// Sixteen requests at once over the socket each get their own body.
+    @Test func concurrentRequestsOverTheSocket() async throws {
+        let performer = SocketRequestPerformer()
+        let small = try unixURL("/small.json")
+        let large = try unixURL("/large.bin")
+        try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
+            for index in 0..<16 {
+                group.addTask { (index, try await performer.perform(URLRequest(url: index % 2 == 0 ? small : large))) }
+            }
+            for try await (index, response) in group {
+                #expect(response.body == (index % 2 == 0 ? NginxServer.smallJSON : NginxServer.largeBinary))
+            }
+        }
+        #expect(performer.openConnections <= 16)
+    }
+
+    /// A socket that is not there fails with an error naming it.
+    @Test func aMissingSocketFailsNamingIt() async throws {
+        let path = server.unixSocketPath + ".missing"
+        let performer = SocketRequestPerformer(configuration: .init(unixSocketPath: path))
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: URL(string: "http://localhost/small.json")!))
+        }
+        #expect(error?.message == "could not connect to unix:\(path): connect: No such file or directory (errno 2)")
     }
 }
