@@ -76,4 +76,34 @@ import Testing
         #expect(Int64(received) < Self.bodySize)
         #endif
     }
+
+    /// Sluice's own transport stops reading its socket while the reader is behind, so a gibibyte streams through a
+    /// reader that is slow at first in bounded memory: resident memory never grows by 64 MiB.
+    @Test func aSlowReaderHoldsBoundedMemoryWithSluicesOwnTransport() async throws {
+        let size: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : Self.bodySize
+        let server = try LoopbackServer()
+        server.route("/big", response: .generated(byteCount: size, announcingLength: true))
+        let client = APIClient(requestPerformer: SocketRequestPerformer())
+        let start = try #require(SoakTests.residentBytes())
+        var peak = start
+        var received: Int64 = 0
+        var chunks = 0
+        let response = try await client.stream(Download(url: server.url("/big")))
+        for try await chunk in response.body {
+            received += Int64(chunk.count)
+            chunks += 1
+            // Slow for the first 200 chunks (a millisecond each, far slower than the loopback), then as fast as it
+            // comes; resident memory is sampled every 64 chunks.
+            if chunks <= 200 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            if chunks % 64 == 0, let resident = SoakTests.residentBytes() {
+                peak = max(peak, resident)
+            }
+        }
+        #expect(received == size)
+        if SoakTests.sanitizer == nil {
+            #expect(peak - start < 64 << 20, "resident memory grew by \(peak - start) bytes over a \(size)-byte stream")
+        }
+    }
 }
