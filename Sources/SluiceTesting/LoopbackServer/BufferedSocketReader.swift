@@ -1,3 +1,5 @@
+import Sluice
+
 // POLLIN comes from the C library, which is Darwin on Apple platforms and Glibc on Linux.
 #if canImport(Darwin)
 import Darwin

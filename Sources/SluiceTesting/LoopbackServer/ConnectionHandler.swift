@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// Serves the requests of one connection, one after another, on the connection's own thread.
 ///

@@ -1,3 +1,5 @@
+import Sluice
+
 /// Gathers small writes into one `send` and passes large bodies on in bounded steps, applying the drip fault.
 ///
 /// Bytes wait in the buffer until it holds ``flushThreshold`` bytes or the caller flushes; every flush blocks (on the

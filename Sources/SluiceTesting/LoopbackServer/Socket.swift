@@ -1,3 +1,5 @@
+import Sluice
+
 // Sockets come from the C library, which is Darwin on Apple platforms and Glibc on Linux; the two spell a few
 // constants differently, and each difference below is marked where it occurs.
 #if canImport(Darwin)
@@ -5,18 +7,6 @@ import Darwin
 #else
 import Glibc
 #endif
-
-/// The outcome of one `recv` or `send` on a non-blocking socket.
-enum SocketIOResult: Equatable {
-    /// This many bytes were transferred (always more than zero).
-    case transferred(Int)
-    /// Nothing can be transferred now; wait with ``Poller`` and try again.
-    case wouldBlock
-    /// The peer closed its sending side (`recv` returned 0).
-    case endOfStream
-    /// The call failed with this `errno`, such as `ECONNRESET` or `EPIPE`.
-    case failed(Int32)
-}
 
 /// The outcome of one `accept` on the non-blocking listening socket.
 enum AcceptResult {
@@ -30,31 +20,23 @@ enum AcceptResult {
     case failed(Int32)
 }
 
-/// A thin, copyable handle on a socket descriptor with the few system calls the server needs.
-///
-/// It does not own the descriptor: whoever created it calls ``closeDescriptor()`` exactly once.
-struct Socket: Sendable {
-    /// The file descriptor.
-    let descriptor: Int32
-
+/// What the loopback server does with a socket beyond what Sluice's own transport does: listen, accept, wait to send
+/// everything, and tell a closed peer from one that sent more.
+extension Socket {
     /// Creates a non-blocking TCP socket listening on 127.0.0.1 at a port the system picks.
     ///
     /// - Parameter backlog: The length of the queue of connections not yet accepted.
     /// - Returns: The listening socket and its port.
     /// - Throws: ``LoopbackServerError`` naming the system call that failed.
     static func listenOnLoopback(backlog: Int32) throws(LoopbackServerError) -> (socket: Socket, port: Int) {
-        // Darwin declares SOCK_STREAM as an Int32; Glibc imports it as a member of the __socket_type enum.
-        #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else {
-            throw LoopbackServerError("socket", errno: errno)
+        let listener: Socket
+        do {
+            listener = try Socket.stream(family: AF_INET)
+        } catch {
+            throw LoopbackServerError(error.call, errno: error.code)
         }
-        let listener = Socket(descriptor: descriptor)
+        let descriptor = listener.descriptor
         do throws(LoopbackServerError) {
-            try listener.configure()
             var address = sockaddr_in()
             // Only BSD-derived systems have (and want) the sin_len field.
             #if canImport(Darwin)
@@ -106,44 +88,15 @@ struct Socket: Sendable {
             }
         }
         let connection = Socket(descriptor: accepted)
-        do throws(LoopbackServerError) {
+        do {
             try connection.configure()
-            var one: Int32 = 1
             // Small writes (drip faults, tiny responses) must leave at once instead of waiting for Nagle's algorithm.
-            _ = setsockopt(accepted, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            // Darwin has no MSG_NOSIGNAL, so writes to a vanished peer are kept from raising SIGPIPE per socket.
-            #if canImport(Darwin)
-            _ = setsockopt(accepted, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-            #endif
+            connection.disableNagle()
         } catch {
             connection.closeDescriptor()
             return .retry
         }
         return .accepted(connection)
-    }
-
-    /// Reads whatever is available, up to the buffer's size.
-    ///
-    /// - Parameter buffer: Where to put the bytes.
-    /// - Returns: How many bytes arrived, or why none did.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> SocketIOResult {
-        while true {
-            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
-            if count > 0 {
-                return .transferred(count)
-            }
-            if count == 0 {
-                return .endOfStream
-            }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                return .wouldBlock
-            case let code:
-                return .failed(code)
-            }
-        }
     }
 
     /// Whether the peer has closed its end or reset the connection, looking at what is readable without
@@ -167,33 +120,6 @@ struct Socket: Sendable {
                 return false
             default:
                 return true
-            }
-        }
-    }
-
-    /// Writes as much of the buffer as the socket takes now, without raising `SIGPIPE` if the peer is gone.
-    ///
-    /// - Parameter buffer: The bytes to send; must not be empty.
-    /// - Returns: How many bytes were sent, or why none were.
-    func sendSome(_ buffer: UnsafeRawBufferPointer) -> SocketIOResult {
-        // Linux suppresses SIGPIPE per call with MSG_NOSIGNAL; Darwin uses SO_NOSIGPIPE, set in acceptConnection().
-        #if canImport(Darwin)
-        let flags: Int32 = 0
-        #else
-        let flags = Int32(MSG_NOSIGNAL)
-        #endif
-        while true {
-            let count = send(descriptor, buffer.baseAddress, buffer.count, flags)
-            if count >= 0 {
-                return count == 0 ? .wouldBlock : .transferred(count)
-            }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                return .wouldBlock
-            case let code:
-                return .failed(code)
             }
         }
     }
@@ -226,34 +152,5 @@ struct Socket: Sendable {
             }
         }
         return true
-    }
-
-    /// Half-closes the connection: the peer sees end-of-stream, and we can still read what it sends.
-    func shutdownWriting() {
-        // Glibc imports SHUT_WR from an anonymous enum (an Int), Darwin as an Int32 macro.
-        _ = shutdown(descriptor, Int32(SHUT_WR))
-    }
-
-    /// Makes the next ``closeDescriptor()`` reset the connection (RST) instead of closing it gracefully (FIN).
-    func enableResetOnClose() {
-        var option = linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-    }
-
-    /// Closes the descriptor; call exactly once.
-    func closeDescriptor() {
-        // Retrying close after EINTR could close a descriptor another thread has just been given, so never retry.
-        _ = close(descriptor)
-    }
-
-    /// Makes the socket non-blocking and close-on-exec (so child processes of the tests do not inherit it).
-    private func configure() throws(LoopbackServerError) {
-        let flags = fcntl(descriptor, F_GETFL)
-        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw LoopbackServerError("fcntl", errno: errno)
-        }
-        guard fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0 else {
-            throw LoopbackServerError("fcntl", errno: errno)
-        }
     }
 }
