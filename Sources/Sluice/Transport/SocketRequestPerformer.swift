@@ -152,23 +152,10 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Throws: ``SluiceError`` naming what failed (``SluiceError/Code/timedOut`` for a timeout), or
     ///   `CancellationError` when the calling task was cancelled.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        var current = request
-        for _ in 0...configuration.maximumRedirects {
-            guard let url = current.url, let origin = Origin(url, unixSocketPath: configuration.unixSocketPath) else {
-                return try await configuration.fallback.perform(current)
-            }
-            let response = try await exchange(current, origin: origin) { exchange, connection in
-                try await withCheckedThrowingContinuation { continuation in
-                    exchange.delivery = .buffered(continuation, limit: self.configuration.maximumBodySize)
-                    connection.loop.execute { connection.start(exchange) }
-                }
-            }
-            guard let next = redirect(current, status: response.status.code, headers: response.headers) else {
-                return response
-            }
-            current = next
+        let limit = configuration.maximumBodySize
+        return try await followingRedirects(request, fallback: configuration.fallback.perform) {
+            $0.delivery = .buffered($1, limit: limit)
         }
-        throw tooManyRedirects(request)
     }
 
     /// Sends a request and returns as soon as the response's head has arrived, with the body to read as it
@@ -182,22 +169,36 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Returns: The status, headers and the body to read.
     /// - Throws: What ``perform(_:)`` throws, before the head; the body throws what fails it later.
     public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        let readAhead = configuration.streamReadAhead
+        // A redirect's own body is not wanted: dropping it closes its connection.
+        return try await followingRedirects(request, fallback: configuration.fallback.stream) {
+            $0.delivery = .streamed($1, bufferLimit: readAhead)
+        }
+    }
+
+    /// Sends a request and each redirect it leads to, or hands it to the fallback when the transport does not serve
+    /// its URL.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - fallback: The fallback's form of the transport stage.
+    ///   - attach: Sets who waits for an exchange's response: the continuation, as a buffered or streamed delivery.
+    /// - Returns: The response that is not a redirect to follow.
+    /// - Throws: What the exchange or the fallback throws, or ``SluiceError`` after too many redirects.
+    private func followingRedirects<Response: ResponseHead>(
+        _ request: URLRequest,
+        fallback: (URLRequest) async throws -> Response,
+        attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
+    ) async throws -> Response {
         var current = request
         for _ in 0...configuration.maximumRedirects {
             guard let url = current.url, let origin = Origin(url, unixSocketPath: configuration.unixSocketPath) else {
-                return try await configuration.fallback.stream(current)
+                return try await fallback(current)
             }
-            let response = try await exchange(current, origin: origin) { exchange, connection in
-                try await withCheckedThrowingContinuation { continuation in
-                    exchange.delivery = .streamed(continuation, bufferLimit: self.configuration.streamReadAhead)
-                    connection.loop.execute { connection.start(exchange) }
-                }
-            }
+            let response = try await exchange(current, origin: origin, attach: attach)
             guard let next = redirect(current, status: response.status.code, headers: response.headers) else {
                 return response
             }
-            // The redirect's own body is not wanted: dropping it closes its connection.
-            _ = consume response
             current = next
         }
         throw tooManyRedirects(request)
@@ -208,7 +209,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     private func exchange<Response: Sendable>(
         _ request: URLRequest,
         origin: Origin,
-        _ run: @Sendable (Exchange, Connection) async throws -> Response
+        attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
     ) async throws -> Response {
         let head = try RequestHead(request, target: origin)
         let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
@@ -227,7 +228,10 @@ public final class SocketRequestPerformer: RequestPerformer {
             )
             do {
                 return try await withTaskCancellationHandler {
-                    try await run(exchange, connection)
+                    try await withCheckedThrowingContinuation { continuation in
+                        attach(exchange, continuation)
+                        connection.loop.execute { connection.start(exchange) }
+                    }
                 } onCancel: {
                     exchange.cancelled.withLock { $0 = true }
                     connection.loop.execute { connection.cancel(exchange) }

@@ -104,24 +104,7 @@ extension Socket {
     ///
     /// - Returns: `true` when a read would report the end of the stream or a connection error.
     func peerHasClosed() -> Bool {
-        var byte: UInt8 = 0
-        while true {
-            let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK))
-            if count > 0 {
-                return false
-            }
-            if count == 0 {
-                return true
-            }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                return false
-            default:
-                return true
-            }
-        }
+        pendingInput() == .closed
     }
 
     /// Sends every byte, waiting for buffer space as needed; stopping the server or a peer error ends it early.

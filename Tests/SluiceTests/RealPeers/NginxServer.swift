@@ -374,21 +374,7 @@ extension NginxServer {
     /// - Parameter port: The port.
     /// - Returns: `true` when `connect` succeeded.
     static func acceptsConnections(port: Int) -> Bool {
-        #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else {
-            return false
-        }
-        defer { close(descriptor) }
-        var address = loopbackAddress(port: port)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        (try? RawClient(port: port, timeout: 1)) != nil
     }
 
     /// Starts nginx on a free port, and on another each time a process took the port first, five times at most.

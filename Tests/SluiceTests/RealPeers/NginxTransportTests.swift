@@ -280,72 +280,11 @@ struct NginxServerTests {
 ///   - request: The request, head and body, as sent.
 ///   - path: The socket's path.
 /// - Returns: Every byte the server sent.
-/// - Throws: ``NginxServerError`` when the socket could not be opened, written or read.
+/// - Throws: ``RawClientError`` when the socket could not be opened or written.
 private func exchange(_ request: String, overUnixSocket path: String) throws -> [UInt8] {
-    // Darwin declares SOCK_STREAM as an Int32; Glibc imports it as a member of the __socket_type enum.
-    #if canImport(Darwin)
-    let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
-    #else
-    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    #endif
-    guard descriptor >= 0 else {
-        throw NginxServerError(description: "socket failed: errno \(errno)")
-    }
-    defer { close(descriptor) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    // Only BSD-derived systems have (and want) the sun_len field.
-    #if canImport(Darwin)
-    address.sun_len = UInt8(MemoryLayout<sockaddr_un>.size)
-    #endif
-    let pathBytes = Array(path.utf8)
-    guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-        throw NginxServerError(description: "socket path too long: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
-    let connected = withUnsafePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard connected == 0 else {
-        throw NginxServerError(description: "connect to \(path) failed: errno \(errno)")
-    }
-
-    // Linux suppresses SIGPIPE per call; Darwin only per socket.
-    #if canImport(Darwin)
-    var one: Int32 = 1
-    _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-    let flags: Int32 = 0
-    #else
-    let flags = Int32(MSG_NOSIGNAL)
-    #endif
-    let bytes = Array(request.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, flags) }
-        guard sent > 0 || (sent < 0 && errno == EINTR) else {
-            throw NginxServerError(description: "send failed: errno \(errno)")
-        }
-        offset += max(sent, 0)
-    }
-
-    var received: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1_024)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        if count > 0 {
-            received += chunk[..<count]
-        } else if count == 0 {
-            return received
-        } else if errno != EINTR {
-            throw NginxServerError(description: "recv failed: errno \(errno)")
-        }
-    }
+    let client = try RawClient(address: .unix(path))
+    try client.send(request)
+    return client.readToEnd()
 }
 
 /// Sluice's own transport to nginx over its Unix domain socket, by URL and by configuration.

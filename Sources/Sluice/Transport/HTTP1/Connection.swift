@@ -512,7 +512,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     }
 
     /// Whether an idle connection is still good to send on: nothing, not even its end, waits to be read.
-    var looksReusable: Bool { !socket.hasPendingInput() }
+    var looksReusable: Bool { socket.pendingInput() == .nothing }
 
     // MARK: Errors
 

@@ -138,24 +138,36 @@ package struct Socket: Sendable, Hashable {
         }
     }
 
-    /// Whether the peer has closed its end, reset the connection, or sent bytes nobody asked for, looking at what
-    /// is readable without consuming it.
+    /// What waits to be read, looked at without consuming it.
+    package enum PendingInput: Equatable, Sendable {
+        /// Nothing: a read would block.
+        case nothing
+        /// Bytes.
+        case data
+        /// The end of the stream, or an error such as a reset.
+        case closed
+    }
+
+    /// What a read would return now, looked at without consuming it (`MSG_PEEK`).
     ///
-    /// - Returns: `true` when a read would return anything: the end of the stream, an error, or data.
-    package func hasPendingInput() -> Bool {
+    /// - Returns: Whether bytes, the end of the stream (or an error), or nothing wait.
+    package func pendingInput() -> PendingInput {
         var byte: UInt8 = 0
         while true {
             let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK))
-            if count >= 0 {
-                return true
+            if count > 0 {
+                return .data
+            }
+            if count == 0 {
+                return .closed
             }
             switch errno {
             case EINTR:
                 continue
             case EAGAIN, EWOULDBLOCK:
-                return false
+                return .nothing
             default:
-                return true
+                return .closed
             }
         }
     }

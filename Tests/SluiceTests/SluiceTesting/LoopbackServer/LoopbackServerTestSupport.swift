@@ -1,6 +1,7 @@
 // What the loopback server's test suites share: a URLSession that fails fast, and a raw socket client for what
 // URLSession cannot express (malformed requests, pipelining, HTTP/1.0, reading exactly what the server sent).
 import Foundation
+import Sluice
 import SluiceTesting
 import Testing
 
@@ -72,13 +73,22 @@ final class RawClient {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to the server; a read or write that waits longer than `timeout` seconds fails.
-    init(port: Int, timeout seconds: Int = 10) throws {
+    /// Connects to a loopback port; a read or write that waits longer than `timeout` seconds fails.
+    convenience init(port: Int, timeout seconds: Int = 10) throws {
+        guard let address = SocketAddress.numeric(host: "127.0.0.1", port: port) else {
+            throw RawClientError("no address for port \(port)")
+        }
+        try self.init(address: address, timeout: seconds)
+    }
+
+    /// Connects to an address, over TCP or a Unix domain socket; a read or write that waits longer than `timeout`
+    /// seconds fails.
+    init(address: SocketAddress, timeout seconds: Int = 10) throws {
         // Darwin declares SOCK_STREAM as an Int32; Glibc imports it as a member of the __socket_type enum.
         #if canImport(Darwin)
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        descriptor = socket(address.family, SOCK_STREAM, 0)
         #else
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         guard descriptor >= 0 else {
             throw RawClientError("socket failed: errno \(errno)")
@@ -92,19 +102,7 @@ final class RawClient {
         var one: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        var address = sockaddr_in()
-        // Only BSD-derived systems have (and want) the sin_len field.
-        #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let result = address.withSockaddr { connect(descriptor, $0, $1) }
         guard result == 0 else {
             let code = errno
             close(descriptor)
