@@ -1,0 +1,45 @@
+// The snippets of the "Transports" article, verbatim. The Unix socket snippets name the Docker engine's socket, which
+// is not on a test machine: they are compiled here and run against nginx's socket in NginxUnixSocketTests.
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+@Suite struct TransportsSnippetsTests {
+    @Test func optingIn() async throws {
+        let server = try LoopbackServer()
+        server.route("/ping", response: .json(#"{"n": 1}"#))
+        struct Ping: Request {
+            typealias ResponseObject = Data
+            let url: URL
+            func build() throws -> URLRequest { URLRequest(url: url) }
+        }
+        let client = APIClient(requestPerformer: SocketRequestPerformer())
+        #expect(try await client.perform(Ping(url: server.url("/ping"))) == Data(#"{"n": 1}"#.utf8))
+    }
+
+    /// Compiled, not run: there is no Docker engine here.
+    func unixSocketByURL() async throws {
+        if let url = URL(string: "http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json") {
+            let containers = try await SocketRequestPerformer().perform(URLRequest(url: url))
+            print(containers.status)
+        }
+    }
+
+    @Test func unixSocketByConfiguration() {
+        let engine = SocketRequestPerformer(configuration: .init(unixSocketPath: "/var/run/docker.sock"))
+        let api = APIClient(requestPerformer: engine)
+        #expect(engine.configuration.unixSocketPath == "/var/run/docker.sock")
+        #expect(api.requestPerformer is SocketRequestPerformer)
+    }
+
+    @Test func configuring() {
+        var configuration = SocketRequestPerformer.Configuration()
+        configuration.maximumConnectionsPerOrigin = 64
+        configuration.connectTimeout = .seconds(2)
+        configuration.maximumBodySize = 8 << 20
+        let performer = SocketRequestPerformer(configuration: configuration)
+        #expect(performer.configuration.maximumConnectionsPerOrigin == 64)
+        #expect(performer.configuration.maximumBodySize == 8 << 20)
+    }
+}
