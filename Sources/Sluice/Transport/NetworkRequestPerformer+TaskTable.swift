@@ -249,16 +249,22 @@ extension NetworkRequestPerformer {
             if deliver(data, to: dataTask) {
                 return
             }
+            let identifier = dataTask.taskIdentifier
             let exceeded = state.withLock { state -> Bool in
-                guard var entry = state.entries[dataTask.taskIdentifier], entry.failure == nil else { return false }
-                defer { state.entries[dataTask.taskIdentifier] = entry }
-                entry.lastActivity = .now
-                if entry.body.count + data.count > entry.limit {
-                    entry.failure = TaskTable.tooLarge(declared: nil, limit: entry.limit)
-                    entry.body = Data()
+                // Changed in place: a copy of the entry would share its body's storage with the table, and
+                // appending to it would copy the whole body for every chunk.
+                guard
+                    let (received, limit) = state.entries[identifier].flatMap({ entry in
+                        entry.failure == nil ? (entry.body.count, entry.limit) : nil
+                    })
+                else { return false }
+                state.entries[identifier]?.lastActivity = .now
+                if received + data.count > limit {
+                    state.entries[identifier]?.failure = TaskTable.tooLarge(declared: nil, limit: limit)
+                    state.entries[identifier]?.body = Data()
                     return true
                 }
-                entry.body.append(data)
+                state.entries[identifier]?.body.append(data)
                 return false
             }
             if exceeded {
