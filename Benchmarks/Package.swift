@@ -44,5 +44,12 @@ let package = Package(
             dependencies: [.product(name: "Sluice", package: "Sluice")],
             path: "Benchmarks/Tools/FirstEventLatency"
         ),
+        // The transports against one local nginx, beside wrk and bare URLSession: requests per second, latency and
+        // CPU per request, large-body throughput and a fetch-and-decode: `swift run -c release TransportBenchmark`.
+        .executableTarget(
+            name: "TransportBenchmark",
+            dependencies: [.product(name: "Sluice", package: "Sluice")],
+            path: "Benchmarks/Tools/TransportBenchmark"
+        ),
     ]
 )

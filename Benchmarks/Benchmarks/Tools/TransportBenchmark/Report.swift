@@ -1,0 +1,145 @@
+// The results as raw lines while the run goes on, and as Markdown tables at its end.
+import Foundation
+
+extension PhaseResult {
+    /// The columns of ``rawLine(group:)``.
+    static let rawHeader =
+        "group | client | concurrency | requests | errors | seconds | req/s | p50 µs | p90 µs | p99 µs | max µs"
+        + " | CPU s | CPU µs/req | MB/s"
+
+    /// Every number of the phase on one line.
+    ///
+    /// - Parameter group: The file the phase loaded.
+    /// - Returns: The line.
+    func rawLine(group: String) -> String {
+        let fields = [
+            group, name, "\(concurrency)", "\(requests)", "\(errors)", format(seconds, 3),
+            format(requestsPerSecond, 1), micro(percentile(0.5)), micro(percentile(0.9)), micro(percentile(0.99)),
+            micro(latencies.last ?? .nan), format(cpu, 3), micro(cpuPerRequest), format(bytesPerSecond / 1e6, 1),
+        ]
+        return fields.joined(separator: " | ")
+    }
+}
+
+/// The Markdown tables of a run.
+struct Report {
+    /// The `/1k.json` phases, wrk's among them.
+    let small: [PhaseResult]
+    /// The `/large.bin` phases.
+    let large: [PhaseResult]
+    /// The `/users.json` phases.
+    let decode: [PhaseResult]
+    /// The size of the user list.
+    let usersBytes: Int
+    /// The warm-up and measured times.
+    let durations: Durations
+    /// nginx's worker processes.
+    let nginxWorkers: Int
+    /// The one-minute load average before and after the run.
+    let loads: (start: Double, end: Double)
+
+    /// The tables, with the machine they ran on.
+    var markdown: String {
+        var lines: [String] = []
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        lines.append(
+            "Measured on \(cores) cores (\(ProcessInfo.processInfo.operatingSystemVersionString)), against nginx with "
+                + "\(nginxWorkers) worker process\(nginxWorkers == 1 ? "" : "es") on loopback; "
+                + "each row is \(durations.measured) after a "
+                + "\(durations.warmUp) warm-up. CPU is the client process's user and system time per request; "
+                + "nginx's is not included (wrk's row shows wrk's own)."
+        )
+        lines.append("")
+        lines.append(
+            String(
+                format: "One-minute load average: %.2f before the run, %.2f after (the run keeps about %d cores busy).",
+                loads.start,
+                loads.end,
+                min(cores, 3)
+            )
+        )
+        lines.append("")
+        lines.append("**`GET /1k.json`** (\(small.first?.bodyBytes ?? 0) bytes)")
+        lines.append("")
+        lines.append("| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs URLSession | vs wrk |")
+        lines.append("|---|--:|--:|--:|--:|--:|--:|--:|")
+        for result in small {
+            let session = small.first { $0.name == "URLSession" && $0.concurrency == result.concurrency }
+            let wrk = small.first { $0.name == "wrk" && $0.concurrency == result.concurrency }
+            lines.append(
+                row([
+                    result.name == "wrk" ? (result.concurrency == 1 ? "wrk, 1 thread" : "wrk, 2 threads") : result.name,
+                    "\(result.concurrency)", format(result.requestsPerSecond, 0), duration(result.percentile(0.5)),
+                    duration(result.percentile(0.99)), duration(result.cpuPerRequest),
+                    ratio(result.requestsPerSecond, session?.requestsPerSecond),
+                    ratio(result.requestsPerSecond, wrk?.requestsPerSecond),
+                ])
+            )
+        }
+        lines.append("")
+        lines.append("**`GET /large.bin`** (\(large.first?.bodyBytes ?? 0) bytes as `Data`, one request at a time)")
+        lines.append("")
+        lines.append("| Client | Throughput | Requests/s | p50 | p99 | CPU/request | vs URLSession |")
+        lines.append("|---|--:|--:|--:|--:|--:|--:|")
+        let largeSession = large.first { $0.name == "URLSession" }
+        for result in large {
+            lines.append(
+                row([
+                    result.name, throughput(result.bytesPerSecond), format(result.requestsPerSecond, 0),
+                    duration(result.percentile(0.5)), duration(result.percentile(0.99)),
+                    duration(result.cpuPerRequest), ratio(result.bytesPerSecond, largeSession?.bytesPerSecond),
+                ])
+            )
+        }
+        lines.append("")
+        lines.append(
+            "**`GET /users.json` and decode `[User]`** (1,000 users, \(usersBytes) bytes, one request at a time)"
+        )
+        lines.append("")
+        lines.append("| Client | Requests/s | p50 | p99 | CPU/request | vs URLSession + JSONDecoder |")
+        lines.append("|---|--:|--:|--:|--:|--:|")
+        let decodeSession = decode.first { $0.name == "URLSession + JSONDecoder" }
+        for result in decode {
+            lines.append(
+                row([
+                    result.name, format(result.requestsPerSecond, 1), duration(result.percentile(0.5)),
+                    duration(result.percentile(0.99)), duration(result.cpuPerRequest),
+                    ratio(result.requestsPerSecond, decodeSession?.requestsPerSecond),
+                ])
+            )
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func row(_ cells: [String]) -> String {
+        "| " + cells.joined(separator: " | ") + " |"
+    }
+
+    private func ratio(_ value: Double, _ base: Double?) -> String {
+        guard let base, base > 0, value.isFinite else { return "–" }
+        return String(format: "%.2f×", value / base)
+    }
+
+    private func throughput(_ bytesPerSecond: Double) -> String {
+        bytesPerSecond >= 1e9
+            ? String(format: "%.2f GB/s", bytesPerSecond / 1e9) : String(format: "%.0f MB/s", bytesPerSecond / 1e6)
+    }
+
+    private func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "–" }
+        if seconds >= 0.001 {
+            return String(format: "%.2f ms", seconds * 1e3)
+        }
+        return String(format: "%.0f µs", seconds * 1e6)
+    }
+}
+
+/// A number with a fixed count of decimals.
+private func format(_ value: Double, _ decimals: Int) -> String {
+    String(format: "%.\(decimals)f", value)
+}
+
+/// Seconds as whole microseconds.
+private func micro(_ seconds: Double) -> String {
+    seconds.isFinite ? String(format: "%.0f", seconds * 1e6) : "–"
+}

@@ -1,0 +1,269 @@
+// Sluice's transports against one local nginx, beside wrk and bare URLSession, in one run:
+// `swift run -c release TransportBenchmark`.
+//
+// The tool starts nginx itself on a free loopback port, from a configuration it writes to a temporary directory,
+// and stops it at the end; nginx (Debian: `apt-get install nginx-light wrk`) must be installed, wrk is optional.
+// Three files are served: `/1k.json` (a JSON object of about 1 KB), `/large.bin` (1.5 MiB) and `/users.json`
+// (1,000 users, about 1.5 MB).
+//
+// Every client runs for a short warm-up, discarded, and then for the measured time, with one task and with 16 tasks
+// each sending one request after another. Each request's duration is taken on a `ContinuousClock`; CPU per request
+// is this process's user and system time over the measured window divided by the requests (nginx's CPU is not in
+// it; wrk's row shows wrk's own). nginx runs one worker process by default, so that on a two-core machine one core
+// serves and one is left to the client; with two workers nginx could take both cores from the client at 16
+// connections.
+//
+// Settings, from the environment:
+// - `TRANSPORT_BENCH_SECONDS`: the measured time of each phase; 3 by default.
+// - `TRANSPORT_BENCH_WARMUP`: the warm-up of each phase; 0.5 by default (wrk's, rounded up to whole seconds).
+// - `TRANSPORT_BENCH_TIMEOUT`: how long one phase may take before the tool gives up; 60 by default.
+// - `TRANSPORT_BENCH_NGINX_WORKERS`: nginx's worker processes; 1 by default.
+// - `TRANSPORT_BENCH_FILTER`: run only the clients whose name contains this text (wrk, URLSession, Socket, ...).
+import Foundation
+import Sluice
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A request whose response object is the body's bytes.
+struct FetchData: Request {
+    typealias ResponseObject = Data
+    /// The URL to load.
+    let url: URL
+
+    func build() -> URLRequest {
+        makeRequest(url)
+    }
+}
+
+/// A request for the user list, decoded by Sluice's own decoder.
+struct ListUsers: Request {
+    typealias ResponseObject = [User]
+    /// The URL of the list.
+    let url: URL
+
+    func build() -> URLRequest {
+        makeRequest(url)
+    }
+}
+
+/// A GET of a URL with a timeout short enough that a stuck request fails within a phase.
+///
+/// - Parameter url: The URL.
+/// - Returns: The request.
+func makeRequest(_ url: URL) -> URLRequest {
+    var request = URLRequest(url: url)
+    request.timeoutInterval = 10
+    return request
+}
+
+/// The session configuration shared by bare URLSession and ``NetworkRequestPerformer``: ephemeral, 16 connections
+/// to a host.
+func sessionConfiguration() -> URLSessionConfiguration {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpMaximumConnectionsPerHost = 16
+    return configuration
+}
+
+/// Reads a number of seconds from the environment.
+func setting(_ name: String, default value: Double) -> Duration {
+    let text = ProcessInfo.processInfo.environment[name]
+    return .milliseconds(Int((text.flatMap(Double.init) ?? value) * 1_000))
+}
+
+/// Fails a phase whose response is not a 200.
+struct UnexpectedStatus: Error, CustomStringConvertible {
+    /// The status received.
+    let status: Int
+    var description: String { "status \(status)" }
+}
+
+let environment = ProcessInfo.processInfo.environment
+let durations = Durations(
+    warmUp: setting("TRANSPORT_BENCH_WARMUP", default: 0.5),
+    measured: setting("TRANSPORT_BENCH_SECONDS", default: 3)
+)
+let phaseLimit = setting("TRANSPORT_BENCH_TIMEOUT", default: 60)
+let nginxWorkers = environment["TRANSPORT_BENCH_NGINX_WORKERS"].flatMap { Int($0) } ?? 1
+let filter = environment["TRANSPORT_BENCH_FILTER"] ?? ""
+let concurrencies = [1, 16]
+let runStart = ContinuousClock.now
+let loadAtStart = loadAverage()
+
+let server: NginxServer
+do {
+    server = try NginxServer(workers: nginxWorkers)
+} catch {
+    FileHandle.standardError.write(Data("TransportBenchmark: \(error)\n".utf8))
+    exit(1)
+}
+let watchdog = Watchdog { [server] phase in
+    FileHandle.standardError.write(
+        Data("TransportBenchmark: the phase \"\(phase)\" ran past \(phaseLimit); giving up, nginx stopped\n".utf8)
+    )
+    server.kill()
+    exit(2)
+}
+
+print("nginx \(nginxWorkers) worker(s) on 127.0.0.1:\(server.port), files in \(server.directory.path)")
+print("warm-up \(durations.warmUp), measured \(durations.measured) per phase, phase limit \(phaseLimit)")
+print(
+    "/1k.json \(Corpus.small.count) B, /large.bin \(Corpus.large.count) B, /users.json \(Corpus.users.count) B"
+)
+print("\nraw results:")
+print(PhaseResult.rawHeader)
+
+/// Runs one phase under the watchdog and prints its raw line.
+func phase(
+    _ name: String,
+    group: String,
+    concurrency: Int,
+    bodyBytes: Int,
+    expected: Int? = nil,
+    request: @escaping @Sendable () async throws -> Int
+) async -> PhaseResult? {
+    guard filter.isEmpty || name.contains(filter) else { return nil }
+    watchdog.begin("\(group): \(name) ×\(concurrency)", limit: phaseLimit)
+    let result = await measure(
+        name,
+        concurrency: concurrency,
+        durations: durations,
+        bodyBytes: bodyBytes,
+        expected: expected ?? bodyBytes,
+        request: request
+    )
+    watchdog.end()
+    print(result.rawLine(group: group))
+    return result
+}
+
+/// Returns the body's size after checking the status.
+func bodySize(_ response: HTTPResponse) throws -> Int {
+    guard response.status.code == 200 else { throw UnexpectedStatus(status: response.status.code) }
+    return response.body.count
+}
+
+/// Returns the body's size after checking the status.
+func bodySize(_ answer: (Data, URLResponse)) throws -> Int {
+    let (data, response) = answer
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    guard status == 200 else { throw UnexpectedStatus(status: status) }
+    return data.count
+}
+
+let session = URLSession(configuration: sessionConfiguration())
+let networkClient = APIClient(requestPerformer: NetworkRequestPerformer(configuration: sessionConfiguration()))
+let socketPerformer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 16))
+let socketClient = APIClient(requestPerformer: socketPerformer)
+
+// Small requests.
+let smallURL = server.url("/1k.json")
+let smallRequest = makeRequest(smallURL)
+let smallBytes = Corpus.small.count
+var small: [PhaseResult] = []
+let wrk = findExecutable("wrk")
+if wrk == nil {
+    print("(wrk not found: its rows are left out)")
+}
+for concurrency in concurrencies {
+    if let wrk, filter.isEmpty || "wrk".contains(filter) {
+        watchdog.begin("1k: wrk ×\(concurrency)", limit: phaseLimit)
+        do {
+            let result = try runWrk(
+                wrk,
+                url: smallURL,
+                connections: concurrency,
+                threads: min(concurrency, 2),
+                durations: durations,
+                bodyBytes: smallBytes
+            )
+            print(result.rawLine(group: "1k"))
+            small.append(result)
+        } catch {
+            print("wrk ×\(concurrency) failed: \(error)")
+        }
+        watchdog.end()
+    }
+    let phases: [(String, @Sendable () async throws -> Int)] = [
+        ("URLSession", { try bodySize(await session.data(for: smallRequest)) }),
+        ("APIClient + NetworkRequestPerformer", { try await networkClient.perform(FetchData(url: smallURL)).count }),
+        ("APIClient + SocketRequestPerformer", { try await socketClient.perform(FetchData(url: smallURL)).count }),
+        ("SocketRequestPerformer.perform", { try bodySize(await socketPerformer.perform(smallRequest)) }),
+    ]
+    for (name, request) in phases {
+        let result = await phase(name, group: "1k", concurrency: concurrency, bodyBytes: smallBytes, request: request)
+        small += result.map { [$0] } ?? []
+    }
+}
+
+// A large body, one request after another.
+let largeURL = server.url("/large.bin")
+let largeRequest = makeRequest(largeURL)
+var large: [PhaseResult] = []
+let largePhases: [(String, @Sendable () async throws -> Int)] = [
+    ("URLSession", { try bodySize(await session.data(for: largeRequest)) }),
+    ("SocketRequestPerformer.perform", { try bodySize(await socketPerformer.perform(largeRequest)) }),
+]
+for (name, request) in largePhases {
+    let result = await phase(name, group: "1.5MB", concurrency: 1, bodyBytes: Corpus.large.count, request: request)
+    large += result.map { [$0] } ?? []
+}
+
+// Fetching and decoding the user list, one request after another.
+let usersURL = server.url("/users.json")
+let usersRequest = makeRequest(usersURL)
+let userCount = Corpus.userList.count
+var decode: [PhaseResult] = []
+let decodePhases: [(String, @Sendable () async throws -> Int)] = [
+    (
+        "URLSession + JSONDecoder",
+        {
+            let (data, _) = try await session.data(for: usersRequest)
+            return try JSONDecoder().decode([User].self, from: data).count
+        }
+    ),
+    ("APIClient + NetworkRequestPerformer", { try await networkClient.perform(ListUsers(url: usersURL)).count }),
+    ("APIClient + SocketRequestPerformer", { try await socketClient.perform(ListUsers(url: usersURL)).count }),
+]
+for (name, request) in decodePhases {
+    // What is checked here is the number of users decoded.
+    let result = await phase(
+        name,
+        group: "users",
+        concurrency: 1,
+        bodyBytes: Corpus.users.count,
+        expected: userCount,
+        request: request
+    )
+    decode += result.map { [$0] } ?? []
+}
+
+let pool = "\(socketPerformer.openConnections) open, \(socketPerformer.idleConnections) idle"
+server.stop()
+let total = runStart.duration(to: .now)
+print("\nSocketRequestPerformer's pool after the last phase: \(pool)")
+print(String(format: "total time: %.1f s\n", total.seconds))
+print(
+    Report(
+        small: small,
+        large: large,
+        decode: decode,
+        usersBytes: Corpus.users.count,
+        durations: durations,
+        nginxWorkers: nginxWorkers,
+        loads: (loadAtStart, loadAverage())
+    )
+    .markdown
+)
+let failed = (small + large + decode).filter { $0.errors > 0 }
+for result in failed {
+    print("errors: \(result.name) ×\(result.concurrency): \(result.errors), first: \(result.firstError ?? "?")")
+}
+exit(failed.isEmpty ? 0 : 1)
