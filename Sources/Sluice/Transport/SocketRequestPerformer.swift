@@ -230,11 +230,11 @@ public final class SocketRequestPerformer: RequestPerformer {
                 return try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         attach(exchange, continuation)
-                        connection.loop.execute { connection.start(exchange) }
+                        connection.start(exchange)
                     }
                 } onCancel: {
                     exchange.cancelled.withLock { $0 = true }
-                    connection.loop.execute { connection.cancel(exchange) }
+                    connection.cancel(exchange)
                 }
             } catch let stale as StaleConnection {
                 guard mayRepeat, !fresh else { throw stale.error }

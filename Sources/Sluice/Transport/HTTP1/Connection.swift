@@ -3,8 +3,10 @@ import Foundation
 /// One HTTP/1.1 connection: a non-blocking socket on an event loop, carrying one exchange at a time (no
 /// pipelining), kept alive between them by its pool.
 ///
-/// Its state is touched on its loop's thread only; tasks reach it through ``EventLoop/execute(_:)``.
-/// `@unchecked Sendable` for that reason.
+/// The task that takes the connection from the pool writes its request itself, then the loop waits for the
+/// response and reads it: one thread handing over to another per request instead of two. Its state is guarded by a
+/// lock that both take (uncontended but for the moment of the hand-over); the socket is registered, deregistered
+/// and closed on the loop's thread. `@unchecked Sendable` for that reason.
 final class Connection: ReadinessHandler, @unchecked Sendable {
     /// The loop the socket is registered on.
     let loop: EventLoop
@@ -17,13 +19,18 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     /// How many responses it has carried; one that has carried any is kept alive, and may have been closed by
     /// the server while idle.
     private(set) var requestsServed = 0
-    /// When it last became idle, for the pool's idle eviction.
-    var idleSince: ContinuousClock.Instant?
-    /// The pool's eviction timer, while one is set.
+    /// The pool's eviction timer, while one is set; touched on the loop's thread only.
     var evictionTimer: UInt64?
-    private(set) var isClosed = false
+
+    /// Guards everything below.
+    private let lock = Locked(())
+    /// When it last became idle, for the pool's idle eviction.
+    private var idleSince: ContinuousClock.Instant?
+    private var isClosed = false
 
     private var interest: Interest = []
+    /// Whether the socket is registered with the loop.
+    private var registered = false
     private var connecting: CheckedContinuation<Void, any Error>?
     private var connectTimer: UInt64?
     private var exchange: Exchange?
@@ -79,28 +86,34 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 loop.execute {
-                    guard !cancelled.withLock({ $0 }) else {
-                        self.close()
-                        continuation.resume(throwing: CancellationError())
-                        return
-                    }
-                    self.connecting = continuation
-                    if let timeout {
-                        self.connectTimer = self.loop.schedule(at: self.loop.now + timeout) {
-                            self.connectTimer = nil
-                            self.finishConnecting(URLError.connectTimeout(self.origin.description, timeout))
+                    self.lock.withLock { _ in
+                        self.registered = true
+                        self.interest = .writable
+                        self.loop.register(self.socket.descriptor, self, interest: .writable)
+                        guard !cancelled.withLock({ $0 }) else {
+                            self.closeLocked()
+                            continuation.resume(throwing: CancellationError())
+                            return
+                        }
+                        self.connecting = continuation
+                        if let timeout {
+                            self.connectTimer = self.loop.schedule(at: self.loop.now + timeout) {
+                                self.lock.withLock { _ in
+                                    self.connectTimer = nil
+                                    self.finishConnecting(URLError.connectTimeout(self.origin.description, timeout))
+                                }
+                            }
                         }
                     }
-                    self.interest = .writable
-                    self.loop.register(self.socket.descriptor, self, interest: .writable)
                 }
             }
         } onCancel: {
             cancelled.withLock { $0 = true }
-            loop.execute { self.finishConnecting(CancellationError()) }
+            loop.execute { self.lock.withLock { _ in self.finishConnecting(CancellationError()) } }
         }
     }
 
+    /// Ends the connection attempt; call on the loop, with the lock held.
     private func finishConnecting(_ error: (any Error)?) {
         guard let continuation = connecting else { return }
         connecting = nil
@@ -109,7 +122,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             self.connectTimer = nil
         }
         if let error {
-            close()
+            closeLocked()
             continuation.resume(throwing: error)
         } else {
             setInterest([])
@@ -120,6 +133,25 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     // MARK: Readiness
 
     func handle(readable: Bool, writable: Bool) {
+        lock.withLock { _ in handleLocked(readable: readable, writable: writable) }
+    }
+
+    func tick(now: ContinuousClock.Instant) {
+        lock.withLock { _ in
+            guard let exchange, let timeout = exchange.idleTimeout, !exchange.paused,
+                now - exchange.lastProgress >= timeout
+            else { return }
+            failConnection(URLError.idleTimeout(timeout))
+        }
+    }
+
+    /// When the connection became idle, if it is, for the pool's eviction.
+    var idleSinceNow: ContinuousClock.Instant? {
+        lock.withLock { _ in isClosed ? nil : idleSince }
+    }
+
+    private func handleLocked(readable: Bool, writable: Bool) {
+        guard !isClosed else { return }
         if connecting != nil {
             guard writable else { return }
             let code = socket.pendingError()
@@ -127,10 +159,13 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             return
         }
         guard let exchange else {
-            // Idle: the server closed the connection, or sent what nobody asked for.
+            // Idle: the server closed the connection, or sent what nobody asked for. One a request has just taken
+            // from the pool is left to it: its own read will tell.
             if readable {
                 setInterest([])
-                pool.discardIdle(self)
+                if pool.removeIdle(self) {
+                    closeLocked()
+                }
             }
             return
         }
@@ -144,11 +179,17 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
 
     // MARK: Sending
 
-    /// Starts an exchange on this idle connection; call on the loop.
+    /// Starts an exchange on this connection, just taken from the pool: writes the request from the calling thread
+    /// as far as the socket takes it, then leaves the rest, and the response, to the loop.
     func start(_ exchange: Exchange) {
+        lock.withLock { _ in startLocked(exchange) }
+    }
+
+    private func startLocked(_ exchange: Exchange) {
         guard !exchange.cancelled.withLock({ $0 }) else {
             exchange.fail(CancellationError())
-            pool.release(self, reusable: !isClosed)
+            idleSince = loop.now
+            pool.release(self, reusable: !isClosed, idleSince: loop.now)
             return
         }
         guard !isClosed else {
@@ -176,10 +217,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 bodyStreamRemaining = nil
             }
         }
-        if let timeout = exchange.idleTimeout {
-            exchange.lastProgress = loop.now
-            armIdleTimer(exchange, timeout: timeout, at: loop.now + timeout)
-        }
+        exchange.lastProgress = loop.now
         setInterest(.readable)
         flush(exchange)
     }
@@ -410,7 +448,6 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     }
 
     private func complete(_ exchange: Exchange, extraBytes: Int) {
-        cancelIdleTimer(exchange)
         guard extraBytes == 0 else {
             let length = exchange.responseHead?.contentLength.map { " of \($0) bytes" } ?? ""
             failConnection(
@@ -433,7 +470,12 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         let writer = exchange.writer
         exchange.writer = nil
         keepAlive = true
-        pool.release(self, reusable: reusable)
+        if reusable {
+            idleSince = loop.now
+        } else {
+            closeLocked()
+        }
+        pool.release(self, reusable: reusable, idleSince: loop.now)
         if case .buffered(let continuation, _) = delivery, let head = exchange.responseHead {
             continuation.resume(returning: response(exchange, head: head))
         }
@@ -443,6 +485,10 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     // MARK: Back-pressure, cancellation and timeouts
 
     private func resumeReading(_ exchange: Exchange) {
+        lock.withLock { _ in resumeReadingLocked(exchange) }
+    }
+
+    private func resumeReadingLocked(_ exchange: Exchange) {
         guard self.exchange === exchange, exchange.paused else { return }
         exchange.paused = false
         exchange.lastProgress = loop.now
@@ -450,48 +496,29 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     }
 
     private func abandon(_ exchange: Exchange) {
-        guard self.exchange === exchange else { return }
-        exchange.writer = nil
-        failConnection(CancellationError())
-    }
-
-    /// Ends the exchange with an error, then closes the connection; call on the loop.
-    func cancel(_ exchange: Exchange) {
-        guard self.exchange === exchange else { return }
-        failConnection(CancellationError())
-    }
-
-    private func armIdleTimer(_ exchange: Exchange, timeout: Duration, at deadline: ContinuousClock.Instant) {
-        exchange.timer = loop.schedule(at: deadline) { [weak self] in
-            guard let self, self.exchange === exchange else { return }
-            exchange.timer = nil
-            let now = self.loop.now
-            if exchange.paused {
-                self.armIdleTimer(exchange, timeout: timeout, at: now + timeout)
-            } else if now - exchange.lastProgress >= timeout {
-                self.failConnection(URLError.idleTimeout(timeout))
-            } else {
-                self.armIdleTimer(exchange, timeout: timeout, at: exchange.lastProgress + timeout)
-            }
+        lock.withLock { _ in
+            guard self.exchange === exchange else { return }
+            exchange.writer = nil
+            failConnection(CancellationError())
         }
     }
 
-    private func cancelIdleTimer(_ exchange: Exchange) {
-        if let timer = exchange.timer {
-            loop.cancelTimer(timer)
-            exchange.timer = nil
+    /// Ends the exchange with an error, then closes the connection.
+    func cancel(_ exchange: Exchange) {
+        lock.withLock { _ in
+            guard self.exchange === exchange else { return }
+            failConnection(CancellationError())
         }
     }
 
     /// Fails the exchange under way and closes the connection, which does not go back to the pool.
     private func failConnection(_ error: any Error) {
         guard let exchange else { return }
-        cancelIdleTimer(exchange)
         self.exchange = nil
         bodyStream?.close()
         bodyStream = nil
-        close()
-        pool.release(self, reusable: false)
+        closeLocked()
+        pool.release(self, reusable: false, idleSince: loop.now)
         exchange.fail(error)
     }
 
@@ -499,16 +526,27 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
 
     private func setInterest(_ new: Interest) {
         guard !isClosed, new != interest else { return }
+        loop.changeInterest(of: socket.descriptor, from: interest, to: new)
         interest = new
-        loop.setInterest(new, for: socket.descriptor)
     }
 
-    /// Stops watching and closes the socket, once; call on the loop.
+    /// Closes the connection, once: at once for whoever uses it, and on the loop for the socket, which is
+    /// deregistered before its descriptor is closed (so that no other connection can be given the number meanwhile).
     func close() {
+        lock.withLock { _ in closeLocked() }
+    }
+
+    private func closeLocked() {
         guard !isClosed else { return }
         isClosed = true
-        loop.deregister(socket.descriptor)
-        socket.closeDescriptor()
+        let (loop, socket, interest) = (self.loop, self.socket, self.interest)
+        let registered = self.registered
+        loop.execute {
+            if registered {
+                loop.deregister(socket.descriptor, interest: interest)
+            }
+            socket.closeDescriptor()
+        }
     }
 
     /// Whether an idle connection is still good to send on: nothing, not even its end, waits to be read.

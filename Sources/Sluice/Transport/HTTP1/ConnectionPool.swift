@@ -70,7 +70,7 @@ final class ConnectionPool: Sendable {
                 if let connection = entry.idle.popLast() {
                     if fresh {
                         // Its slot goes to the new connection.
-                        connection.loop.execute { connection.close() }
+                        connection.close()
                         return .open
                     }
                     return .reuse(connection)
@@ -86,7 +86,7 @@ final class ConnectionPool: Sendable {
                 if connection.looksReusable {
                     return connection
                 }
-                connection.loop.execute { connection.close() }
+                connection.close()
                 freeSlot(origin)
             case .open:
                 do {
@@ -103,11 +103,16 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// Takes back a connection after an exchange, on its loop: an idle one for the next request, or a closed one
-    /// whose slot is free again.
-    func release(_ connection: Connection, reusable: Bool) {
+    /// Takes back a connection after an exchange: an idle one for the next request, or a closed one whose slot is
+    /// free again. The connection calls it, holding its lock.
+    ///
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - reusable: Whether it may carry another request; it has closed itself when not.
+    ///   - idleSince: The time now, from which an idle connection's idle time counts.
+    func release(_ connection: Connection, reusable: Bool, idleSince: ContinuousClock.Instant) {
         let origin = connection.origin
-        if reusable && !connection.isClosed {
+        if reusable {
             let waiter = state.withLock { state -> Waiter? in
                 if let waiter = state.origins[origin]?.waiters.first {
                     state.origins[origin]?.waiters.removeFirst()
@@ -119,17 +124,21 @@ final class ConnectionPool: Sendable {
             if let waiter {
                 waiter.continuation.resume(returning: connection)
             } else {
-                connection.idleSince = connection.loop.now
-                armEviction(connection)
+                let loop = connection.loop
+                if loop.isCurrent {
+                    armEviction(connection, idleSince: idleSince)
+                } else {
+                    loop.execute { self.armEviction(connection, idleSince: idleSince) }
+                }
             }
         } else {
-            connection.close()
             freeSlot(origin)
         }
     }
 
-    /// Closes an idle connection the server closed or wrote to; one a request has just taken is left to it.
-    func discardIdle(_ connection: Connection) {
+    /// Takes an idle connection out of the pool, to close it, and frees its slot; `false` when it is not idle (a
+    /// request has just taken it, and its own read will tell what happened).
+    func removeIdle(_ connection: Connection) -> Bool {
         let removed = state.withLock { state -> Bool in
             guard let index = state.origins[connection.origin]?.idle.firstIndex(where: { $0 === connection }) else {
                 return false
@@ -138,9 +147,9 @@ final class ConnectionPool: Sendable {
             return true
         }
         if removed {
-            connection.close()
             freeSlot(connection.origin)
         }
+        return removed
     }
 
     /// Closes every idle connection.
@@ -157,7 +166,7 @@ final class ConnectionPool: Sendable {
             return all
         }
         for connection in idle {
-            connection.loop.execute { connection.close() }
+            connection.close()
         }
     }
 
@@ -247,16 +256,18 @@ final class ConnectionPool: Sendable {
     }
 
     /// Closes the connection once it has been idle for the idle timeout; one timer a connection, moved on as it is
-    /// used again.
-    private func armEviction(_ connection: Connection) {
-        guard connection.evictionTimer == nil, let idleSince = connection.idleSince else { return }
+    /// used again. Call on the connection's loop.
+    private func armEviction(_ connection: Connection, idleSince: ContinuousClock.Instant) {
+        guard connection.evictionTimer == nil else { return }
         connection.evictionTimer = connection.loop.schedule(at: idleSince + settings.idleTimeout) { [weak self] in
             connection.evictionTimer = nil
-            guard let self, let idleSince = connection.idleSince, !connection.isClosed else { return }
+            guard let self, let idleSince = connection.idleSinceNow else { return }
             if connection.loop.now - idleSince >= self.settings.idleTimeout {
-                self.discardIdle(connection)
+                if self.removeIdle(connection) {
+                    connection.close()
+                }
             } else {
-                self.armEviction(connection)
+                self.armEviction(connection, idleSince: idleSince)
             }
         }
     }

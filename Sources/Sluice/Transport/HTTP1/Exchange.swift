@@ -36,8 +36,6 @@ final class Exchange: @unchecked Sendable {
     var bodyBytesSent: Int64 = 0
     /// When a byte last moved, for the idle timeout.
     var lastProgress: ContinuousClock.Instant
-    /// The idle timer, while one is set.
-    var timer: UInt64?
     /// Whether the reader of a streamed body is behind and the socket is not being read.
     var paused = false
 

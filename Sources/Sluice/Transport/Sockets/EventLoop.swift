@@ -1,17 +1,24 @@
 import Foundation
 
-/// What a descriptor registered on an ``EventLoop`` is told when it becomes ready; called on the loop's thread.
+/// What a descriptor registered on an ``EventLoop`` is told when it becomes ready, and at each tick; called on the
+/// loop's thread.
 protocol ReadinessHandler: AnyObject {
     /// The descriptor can be read (or has ended, or failed) and/or written.
     func handle(readable: Bool, writable: Bool)
+
+    /// The loop's regular check, every ``EventLoop/tickInterval`` while anything is registered: time to fail what
+    /// has waited too long.
+    func tick(now: ContinuousClock.Instant)
 }
 
 /// A thread that waits on many non-blocking sockets at once (epoll on Linux, kqueue on Apple platforms), runs their
 /// handlers as they become ready, runs jobs handed to it from other threads, and fires timers.
 ///
-/// Everything registered with a loop is touched on the loop's thread only; other threads reach it through
-/// ``execute(_:)``. `@unchecked Sendable` for that reason: the handler table and the timers are the loop thread's
-/// alone, and the job queue is behind a lock.
+/// The handler table and the timers are touched on the loop's thread only; other threads reach them through
+/// ``execute(_:)``. Interest in a registered descriptor may change from any thread (epoll and kqueue allow it), so
+/// that a connection can send a request from the task that makes it and have the loop wait for the answer, without
+/// waking the loop to send. `@unchecked Sendable` for that reason: the handler table and the timers are the loop
+/// thread's alone, and the job queue is behind a lock.
 final class EventLoop: @unchecked Sendable {
     /// The loops Sluice's own transport shares: one per core, at most four; connections are spread over them.
     static let shared: [EventLoop] = {
@@ -48,7 +55,11 @@ final class EventLoop: @unchecked Sendable {
     private let queue = Locked(Queue())
     private let clock = ContinuousClock()
     // The loop thread's alone.
-    private var handlers: [Int32: (handler: any ReadinessHandler, interest: Interest)] = [:]
+    private var handlers: [Int32: any ReadinessHandler] = [:]
+    private var lastTick: ContinuousClock.Instant
+
+    /// How often the registered handlers are ticked, while there are any: the precision of idle timeouts.
+    static let tickInterval = Duration.milliseconds(25)
     private var timers: [UInt64: Timer] = [:]
     private var nextTimerIdentifier: UInt64 = 0
 
@@ -62,17 +73,29 @@ final class EventLoop: @unchecked Sendable {
             // Only exhausted descriptors or memory stop a selector being made, when the first request is sent.
             fatalError("Sluice's event loop could not start: \(error)")
         }
+        lastTick = clock.now
         let thread = Thread { [unowned(unsafe) self] in self.run() }
         thread.name = name
+        self.thread = thread
         thread.start()
     }
 
+    /// The loop's thread; set once, before it starts.
+    private var thread: Thread?
+
+    /// Whether the calling thread is the loop's.
+    var isCurrent: Bool { Thread.current === thread }
+
     /// Runs a job on the loop's thread, after the readiness reports it is handling now.
+    ///
+    /// A job from the loop's own thread does not wake it: the loop runs the jobs queued before it waits again.
     ///
     /// - Parameter job: The work; it must not block.
     func execute(_ job: @escaping @Sendable () -> Void) {
+        let fromLoop = isCurrent
         let wake = queue.withLock { queue in
             queue.jobs.append(job)
+            guard !fromLoop else { return false }
             defer { queue.wakePending = true }
             return !queue.wakePending
         }
@@ -83,21 +106,20 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts watching a descriptor; call on the loop's thread.
     func register(_ descriptor: Int32, _ handler: any ReadinessHandler, interest: Interest) {
-        handlers[descriptor] = (handler, interest)
+        handlers[descriptor] = handler
         selector.add(descriptor, interest)
     }
 
-    /// Changes what a watched descriptor waits for; call on the loop's thread.
-    func setInterest(_ interest: Interest, for descriptor: Int32) {
-        guard let entry = handlers[descriptor], entry.interest != interest else { return }
-        handlers[descriptor] = (entry.handler, interest)
-        selector.modify(descriptor, from: entry.interest, to: interest)
+    /// Changes what a watched descriptor waits for; any thread may call it, with what the descriptor waited for
+    /// until now, which its handler keeps.
+    func changeInterest(of descriptor: Int32, from old: Interest, to new: Interest) {
+        selector.modify(descriptor, from: old, to: new)
     }
 
     /// Stops watching a descriptor, before it is closed; call on the loop's thread.
-    func deregister(_ descriptor: Int32) {
-        guard let entry = handlers.removeValue(forKey: descriptor) else { return }
-        selector.remove(descriptor, entry.interest)
+    func deregister(_ descriptor: Int32, interest: Interest) {
+        guard handlers.removeValue(forKey: descriptor) != nil else { return }
+        selector.remove(descriptor, interest)
     }
 
     /// Runs a job on the loop's thread at a time; call on the loop's thread.
@@ -120,29 +142,52 @@ final class EventLoop: @unchecked Sendable {
     private func run() {
         while true {
             let woken = selector.wait(milliseconds: nextTimeout()) { readiness in
-                handlers[readiness.descriptor]?.handler.handle(
+                handlers[readiness.descriptor]?.handle(
                     readable: readiness.readable,
                     writable: readiness.writable
                 )
             }
             if woken {
                 selector.acknowledgeWake()
-                let jobs = queue.withLock { queue in
-                    queue.wakePending = false
-                    return queue.jobs.isEmpty ? [] : queue.jobs.swapAndClear()
-                }
-                for job in jobs {
-                    job()
-                }
             }
             fireDueTimers()
+            tickIfDue()
+            // Jobs from other threads (which woke the loop) and from this one (which did not); a job may queue
+            // another, which runs in the next round, after the next readiness reports.
+            let jobs = queue.withLock { queue in
+                if woken {
+                    queue.wakePending = false
+                }
+                return queue.jobs.isEmpty ? [] : queue.jobs.swapAndClear()
+            }
+            for job in jobs {
+                job()
+            }
         }
     }
 
-    /// Milliseconds until the earliest timer, rounded up; -1 when there is none.
+    /// Milliseconds until the earliest timer or the next tick, rounded up; -1 when there is neither; 0 when jobs
+    /// wait.
     private func nextTimeout() -> Int32 {
-        guard let earliest = timers.values.lazy.map(\.deadline).min() else { return -1 }
+        if queue.withLock({ !$0.jobs.isEmpty }) {
+            return 0
+        }
+        var earliest = timers.values.lazy.map(\.deadline).min()
+        if !handlers.isEmpty {
+            let tick = lastTick + Self.tickInterval
+            earliest = min(earliest ?? tick, tick)
+        }
+        guard let earliest else { return -1 }
         return (earliest - clock.now).pollMilliseconds
+    }
+
+    private func tickIfDue() {
+        let now = clock.now
+        guard now - lastTick >= Self.tickInterval else { return }
+        lastTick = now
+        for handler in handlers.values {
+            handler.tick(now: now)
+        }
     }
 
     private func fireDueTimers() {
