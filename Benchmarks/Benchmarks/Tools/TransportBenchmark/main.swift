@@ -18,7 +18,8 @@
 // - `TRANSPORT_BENCH_WARMUP`: the warm-up of each phase; 0.5 by default (wrk's, rounded up to whole seconds).
 // - `TRANSPORT_BENCH_TIMEOUT`: how long one phase may take before the tool gives up; 60 by default.
 // - `TRANSPORT_BENCH_NGINX_WORKERS`: nginx's worker processes; 1 by default.
-// - `TRANSPORT_BENCH_FILTER`: run only the clients whose name contains this text (wrk, URLSession, Socket, ...).
+// - `TRANSPORT_BENCH_FILTER`: run only the clients whose name contains one of these comma-separated texts (wrk,
+//   URLSession, Socket, ...).
 import Foundation
 import Sluice
 
@@ -129,7 +130,7 @@ func phase(
     expected: Int? = nil,
     request: @escaping @Sendable () async throws -> Int
 ) async -> PhaseResult? {
-    guard filter.isEmpty || name.contains(filter) else { return nil }
+    guard filter.isEmpty || filter.split(separator: ",").contains(where: { name.contains($0) }) else { return nil }
     watchdog.begin("\(group): \(name) ×\(concurrency)", limit: phaseLimit)
     let result = await measure(
         name,
