@@ -104,7 +104,9 @@ final class ConnectionPool: Sendable {
     }
 
     /// Takes back a connection after an exchange: an idle one for the next request, or a closed one whose slot is
-    /// free again. The connection calls it, holding its lock.
+    /// free again.
+    ///
+    /// The connection calls it, holding its lock.
     ///
     /// - Parameters:
     ///   - connection: The connection.
@@ -255,8 +257,9 @@ final class ConnectionPool: Sendable {
         waiter?.continuation.resume(returning: nil)
     }
 
-    /// Closes the connection once it has been idle for the idle timeout; one timer a connection, moved on as it is
-    /// used again. Call on the connection's loop.
+    /// Closes the connection once it has been idle for the idle timeout.
+    ///
+    /// One timer a connection, moved on as it is used again. Call on the connection's loop.
     private func armEviction(_ connection: Connection, idleSince: ContinuousClock.Instant) {
         guard connection.evictionTimer == nil else { return }
         connection.evictionTimer = connection.loop.schedule(at: idleSince + settings.idleTimeout) { [weak self] in
