@@ -106,4 +106,36 @@ import Testing
             #expect(peak - start < 64 << 20, "resident memory grew by \(peak - start) bytes over a \(size)-byte stream")
         }
     }
+
+    /// A gibibyte downloads to a file through Sluice's own transport, watched by a progress reader that is slow at
+    /// first, in bounded memory: resident memory never grows by 64 MiB.
+    @Test func aDownloadHoldsBoundedMemoryWithSluicesOwnTransport() async throws {
+        let size: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : Self.bodySize
+        let server = try LoopbackServer()
+        server.route("/big", response: .generated(byteCount: size, announcingLength: true))
+        let scratch = try ScratchDirectory()
+        let client = APIClient(requestPerformer: SocketRequestPerformer())
+        let start = try #require(SoakTests.residentBytes())
+        var peak = start
+        let download = client.download(Download(url: server.url("/big")), to: scratch.file("big.bin"))
+        var reports = 0
+        for await _ in download.progress {
+            reports += 1
+            if reports <= 100 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            if let resident = SoakTests.residentBytes() {
+                peak = max(peak, resident)
+            }
+        }
+        let result = try await download.finished()
+        #expect(result.bytes == size)
+        #expect(scratch.size(of: "big.bin") == Int(size))
+        if SoakTests.sanitizer == nil {
+            #expect(
+                peak - start < 64 << 20,
+                "resident memory grew by \(peak - start) bytes over a \(size)-byte download"
+            )
+        }
+    }
 }
