@@ -8,6 +8,17 @@ import SluiceTesting
 import Testing
 
 private enum Readme {
+    static func ownTransport() -> APIClient {
+        let client = APIClient(requestPerformer: SocketRequestPerformer())
+        return client
+    }
+
+    static func dockerClient() -> APIClient {
+        let engine = SocketRequestPerformer(configuration: .init(unixSocketPath: "/var/run/docker.sock"))
+        let docker = APIClient(requestPerformer: engine)
+        return docker
+    }
+
     struct PriceFeed: Request {
         typealias ResponseObject = Data
         let symbol: String
@@ -175,6 +186,12 @@ private enum Readme {
         }
         #expect(printed == ["price 41.5", "message closing"])
         #expect(stub.requests.count == 2)
+    }
+
+    @Test func ownTransportSnippetsMakeClientsOnSluicesTransport() throws {
+        #expect(Readme.ownTransport().requestPerformer is SocketRequestPerformer)
+        let engine = try #require(Readme.dockerClient().requestPerformer as? SocketRequestPerformer)
+        #expect(engine.configuration.unixSocketPath == "/var/run/docker.sock")
     }
 
     @Test func stubbedSnippetRuns() async throws {
