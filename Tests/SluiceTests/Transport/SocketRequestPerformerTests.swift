@@ -407,4 +407,60 @@ import Testing
             #expect(server.requestCount == 0)
         }
     }
+
+    @Test func sendsNoAcceptEncodingAndNamesTheHost() async throws {
+        server.route("/headers") { request in
+            .text("\(request.header("Accept-Encoding") ?? "-") \(request.header("Host") ?? "-")")
+        }
+        let response = try await SocketRequestPerformer().perform(URLRequest(url: server.url("/headers")))
+        #expect(String(decoding: response.body, as: UTF8.self) == "- 127.0.0.1:\(server.port)")
+    }
+
+    @Test func readsNoBodyAfterA304() async throws {
+        // The 304 announces the length of the representation it stands for, and sends no body.
+        server.route(
+            "/cached",
+            response: LoopbackResponse(
+                fault: .raw(["HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n"], thenClose: false)
+            )
+        )
+        server.route("/after", response: .text("after"))
+        let performer = SocketRequestPerformer()
+        let cached = try await performer.perform(URLRequest(url: server.url("/cached")))
+        #expect(cached.status.code == 304)
+        #expect(cached.body.isEmpty)
+        // The connection carries the next request: nothing of the 304 was left to read.
+        let after = try await performer.perform(URLRequest(url: server.url("/after")))
+        #expect(String(decoding: after.body, as: UTF8.self) == "after")
+        #expect(server.acceptedConnections == 1)
+    }
+
+    @Test func resolvesAHostName() async throws {
+        server.route("/named", response: .text("named"))
+        let url = try #require(URL(string: "http://localhost:\(server.port)/named"))
+        let response = try await SocketRequestPerformer().perform(URLRequest(url: url))
+        #expect(String(decoding: response.body, as: UTF8.self) == "named")
+    }
+
+    @Test func closesIdleConnectionsAfterTheIdleTimeout() async throws {
+        server.route("/n", response: .text("n"))
+        let performer = SocketRequestPerformer(configuration: .init(idleConnectionTimeout: .milliseconds(100)))
+        _ = try await performer.perform(URLRequest(url: server.url("/n")))
+        #expect(performer.idleConnections == 1)
+        try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
+        try await waitUntil("the server saw it close") { server.openConnections == 0 }
+    }
+
+    @Test func cancellingARequestFreesItsPlaceInThePool() async throws {
+        server.route("/hang", response: LoopbackResponse.text("late").delayed(by: .seconds(30)))
+        server.route("/quick", response: .text("quick"))
+        let performer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
+        let hanging = Task { try await performer.perform(URLRequest(url: server.url("/hang"))) }
+        try await waitUntil("the request at the server") { server.receivedRequests.count == 1 }
+        hanging.cancel()
+        await #expect(throws: CancellationError.self) { try await hanging.value }
+        #expect(performer.openConnections == 0)
+        let quick = try await performer.perform(URLRequest(url: server.url("/quick")))
+        #expect(String(decoding: quick.body, as: UTF8.self) == "quick")
+    }
 }
