@@ -446,7 +446,9 @@ import Testing
         server.route("/n", response: .text("n"))
         let performer = SocketRequestPerformer(configuration: .init(idleConnectionTimeout: .milliseconds(100)))
         _ = try await performer.perform(URLRequest(url: server.url("/n")))
-        #expect(performer.idleConnections == 1)
+        // Kept alive at first (unless the machine is so busy that the timeout has passed already).
+        #expect(performer.openConnections <= 1)
+        #expect(server.acceptedConnections == 1)
         try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
         try await waitUntil("the server saw it close") { server.openConnections == 0 }
     }

@@ -104,14 +104,16 @@ final class RawClient {
         #endif
         let result = address.withSockaddr { connect(descriptor, $0, $1) }
         guard result == 0 else {
-            let code = errno
-            close(descriptor)
-            throw RawClientError("connect failed: errno \(code)")
+            // Not closed here: the client is fully initialized, so deinit runs and closes it. Closing it twice could
+            // close a descriptor another thread has just been given.
+            throw RawClientError("connect failed: errno \(errno)")
         }
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 {
+            close(descriptor)
+        }
     }
 
     /// Sets the size of the socket's receive buffer, so that a client that stops reading makes the server wait soon.
