@@ -103,24 +103,21 @@ extension NetworkRequestPerformer {
         /// per task: making, scheduling and cancelling a Dispatch timer for every request costs more than the check.
         func watch(_ task: URLSessionTask, idleTimeout: Duration) {
             let identifier = task.taskIdentifier
-            let startSweeper = state.withLock { state -> Bool in
-                guard state.entries[identifier] != nil else { return false }
+            let timers = self.timers
+            // Made and kept under the lock, so that two tasks starting at once never make two; a Dispatch source
+            // released before it was resumed would crash the process.
+            let sweeper = state.withLock { state -> (any DispatchSourceTimer)? in
+                guard state.entries[identifier] != nil else { return nil }
                 state.entries[identifier]?.idle = (idleTimeout, task)
-                return state.sweeper == nil
-            }
-            guard startSweeper else { return }
-            let sweeper = DispatchSource.makeTimerSource(queue: timers)
-            let interval = TaskTable.sweepInterval.dispatchInterval
-            sweeper.schedule(deadline: .now() + interval, repeating: interval)
-            sweeper.setEventHandler { [weak self] in self?.sweep() }
-            let started = state.withLock { state -> Bool in
-                guard state.sweeper == nil else { return false }
+                guard state.sweeper == nil else { return nil }
+                let sweeper = DispatchSource.makeTimerSource(queue: timers)
+                let interval = TaskTable.sweepInterval.dispatchInterval
+                sweeper.schedule(deadline: .now() + interval, repeating: interval)
+                sweeper.setEventHandler { [weak self] in self?.sweep() }
                 state.sweeper = sweeper
-                return true
+                return sweeper
             }
-            if started {
-                sweeper.resume()
-            }
+            sweeper?.resume()
         }
 
         /// Fails the watched tasks idle for their timeout, and stops the timer when no task is watched.

@@ -281,8 +281,13 @@ import Testing
         )
         server.route("/fresh", response: .text("fresh"))
         let performer = SocketRequestPerformer()
-        let first = try await performer.perform(URLRequest(url: server.url("/then-more")))
-        #expect(String(decoding: first.body, as: UTF8.self) == "ok")
+        do {
+            let first = try await performer.perform(URLRequest(url: server.url("/then-more")))
+            #expect(String(decoding: first.body, as: UTF8.self) == "ok")
+        } catch let error as SluiceError {
+            // On a machine so busy that both pieces arrive in one read, the extra bytes fail the first request.
+            #expect(error.message.hasPrefix("the server sent 43 bytes after the end of the response"))
+        }
         try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
         let next = try await performer.perform(URLRequest(url: server.url("/fresh")))
         #expect(String(decoding: next.body, as: UTF8.self) == "fresh")

@@ -64,13 +64,15 @@ final class ConnectionPool: Sendable {
                 case wait
             }
             let limit = settings.maximumConnectionsPerOrigin
+            var replaced: Connection?
             let step = state.withLock { state -> Step in
                 var entry = state.origins[origin, default: OriginState()]
                 defer { state.origins[origin] = entry }
                 if let connection = entry.idle.popLast() {
                     if fresh {
-                        // Its slot goes to the new connection.
-                        connection.close()
+                        // Its slot goes to the new connection; it is closed once the pool's lock is released, since
+                        // a connection takes its own lock first and the pool's second.
+                        replaced = connection
                         return .open
                     }
                     return .reuse(connection)
@@ -81,6 +83,7 @@ final class ConnectionPool: Sendable {
                 }
                 return .wait
             }
+            replaced?.close()
             switch step {
             case .reuse(let connection):
                 if connection.looksReusable {
