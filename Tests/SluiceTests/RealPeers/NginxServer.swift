@@ -73,6 +73,20 @@ final class NginxServer: Sendable {
         return try NginxServer(executable: executable)
     }
 
+    /// Starts a server as ``start()`` does, on a thread of its own: starting waits for nginx to accept connections,
+    /// and a wait on one of the cooperative pool's or Dispatch's few threads would hold up the tests running beside
+    /// it.
+    ///
+    /// - Returns: The running server, or `nil` when there is no nginx to start.
+    /// - Throws: ``NginxServerError`` when nginx did not start.
+    static func startOffThePool() async throws -> NginxServer? {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try start() })
+            }
+        }
+    }
+
     /// Writes the directory and starts nginx in it, on a new free port each time another process took the port
     /// first.
     ///
@@ -100,11 +114,21 @@ final class NginxServer: Sendable {
     }
 
     deinit {
-        stop()
+        // Stopping waits for nginx to exit; it waits on a thread of its own, not on whichever thread of the
+        // cooperative pool let go of the server last.
+        let (process, directory) = (self.process, self.directory)
+        Thread.detachNewThread {
+            Self.stop(process, directory: directory)
+        }
     }
 
     /// Ends nginx and removes its directory; stopping a stopped server does nothing.
     func stop() {
+        Self.stop(process, directory: directory)
+    }
+
+    /// Ends an nginx process and removes its directory.
+    private static func stop(_ process: Process, directory: URL) {
         if process.isRunning {
             process.terminate()
             if !Self.waitForExit(of: process) {

@@ -53,8 +53,8 @@ struct NginxTransportTests {
     let server: NginxServer
 
     /// Starts the server, or fails when the peers are required and nginx is missing.
-    init() throws {
-        server = try #require(try NginxServer.start(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+    init() async throws {
+        server = try #require(try await NginxServer.startOffThePool(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
     }
 
     /// Sends a request to a path of the server.
@@ -218,8 +218,8 @@ struct NginxServerTests {
     let server: NginxServer
 
     /// Starts the server, or fails when the peers are required and nginx is missing.
-    init() throws {
-        server = try #require(try NginxServer.start(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+    init() async throws {
+        server = try #require(try await NginxServer.startOffThePool(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
     }
 
     /// The Unix domain socket is there, and a request over it gets the document.
@@ -297,8 +297,8 @@ struct NginxUnixSocketTests {
     let server: NginxServer
 
     /// Starts the server, or fails when the peers are required and nginx is missing.
-    init() throws {
-        server = try #require(try NginxServer.start(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+    init() async throws {
+        server = try #require(try await NginxServer.startOffThePool(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
     }
 
     /// A URL of the `http+unix` form for a path on the server's socket.

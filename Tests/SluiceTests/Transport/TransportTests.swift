@@ -323,6 +323,8 @@ import Testing
         }
         let client = APIClient(requestPerformer: performer)
         let server = self.server
+        // 200 under a sanitizer, where a thousand from each transport at once starve the tests running beside them.
+        let total = SoakTests.sanitizer == nil ? 1_000 : 200
         let ids = try await withThrowingTaskGroup(of: Int.self) { group in
             var next = 0
             var ids: [Int] = []
@@ -336,15 +338,15 @@ import Testing
             }
             while let id = try await group.next() {
                 ids.append(id)
-                if next < 1_000 {
+                if next < total {
                     add()
                 }
             }
             return ids
         }
-        #expect(ids.count == 1_000)
-        #expect(Set(ids) == Set(0..<1_000))
-        #expect(server.receivedRequests.count == 1_000)
+        #expect(ids.count == total)
+        #expect(Set(ids) == Set(0..<total))
+        #expect(server.receivedRequests.count == total)
     }
 }
 

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 // Addresses and name resolution come from the C library, which is Darwin on Apple platforms and Glibc on Linux.
 #if canImport(Darwin)
@@ -115,8 +115,9 @@ package enum SocketAddress: Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// The addresses a host name resolves to, in the resolver's order of preference, resolved on a Dispatch queue so
-    /// that the blocking `getaddrinfo` holds up neither the event loop nor Swift's cooperative threads.
+    /// The addresses a host name resolves to, in the resolver's order of preference, resolved on a thread of its own
+    /// so that the blocking `getaddrinfo` holds up neither the event loop, nor Swift's cooperative threads, nor
+    /// Dispatch's (whose pool for the global queues does not grow when its threads block).
     ///
     /// - Parameters:
     ///   - host: The host name or numeric address.
@@ -128,7 +129,7 @@ package enum SocketAddress: Sendable, CustomStringConvertible {
             return [address]
         }
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 continuation.resume(with: Result { try lookUp(host: host, port: port) })
             }
         }
