@@ -54,7 +54,10 @@ struct NginxTransportTests {
 
     /// Starts the server, or fails when the peers are required and nginx is missing.
     init() async throws {
-        server = try #require(try await NginxServer.startOffThePool(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+        server = try #require(
+            try await NginxServer.startOffThePool(),
+            "SLUICE_REQUIRE_PEERS is set, but nginx is missing"
+        )
     }
 
     /// Sends a request to a path of the server.
@@ -219,7 +222,10 @@ struct NginxServerTests {
 
     /// Starts the server, or fails when the peers are required and nginx is missing.
     init() async throws {
-        server = try #require(try await NginxServer.startOffThePool(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+        server = try #require(
+            try await NginxServer.startOffThePool(),
+            "SLUICE_REQUIRE_PEERS is set, but nginx is missing"
+        )
     }
 
     /// The Unix domain socket is there, and a request over it gets the document.
@@ -298,7 +304,10 @@ struct NginxUnixSocketTests {
 
     /// Starts the server, or fails when the peers are required and nginx is missing.
     init() async throws {
-        server = try #require(try await NginxServer.startOffThePool(), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+        server = try #require(
+            try await NginxServer.startOffThePool(),
+            "SLUICE_REQUIRE_PEERS is set, but nginx is missing"
+        )
     }
 
     /// A URL of the `http+unix` form for a path on the server's socket.
