@@ -21,29 +21,15 @@ extension NetworkRequestPerformer {
             var response: HTTPURLResponse?
             var failure: (any Error)?
             var lastActivity = ContinuousClock.now
-            /// The idle timeout, and the task to cancel when it passes, when the task is watched.
-            var idle: (timeout: Duration, task: URLSessionTask)?
+            /// The idle-timeout timer, cancelled when the task ends so that nothing outlives it.
+            var timer: (any DispatchSourceTimer)?
         }
 
-        /// In-flight tasks by identifier, identifiers cancelled before they were started, and the timer that checks
-        /// the idle timeouts while any task has one.
-        private struct State {
-            var entries: [Int: Entry] = [:]
-            var cancelledEarly: Set<Int> = []
-            var sweeper: (any DispatchSourceTimer)?
-        }
-
-        /// How often the idle timeouts are checked: the precision of a timeout.
-        private static let sweepInterval = Duration.milliseconds(25)
-
-        /// The queue the idle-timeout checks run on.
+        /// The queue the idle-timeout timers fire on.
         private let timers = DispatchQueue(label: "Sluice.NetworkRequestPerformer.timeouts")
 
-        private let state = Locked(State())
-
-        deinit {
-            state.withLock { $0.sweeper }?.cancel()
-        }
+        /// In-flight tasks by identifier, and identifiers cancelled before they were started.
+        private let state = Locked((entries: [Int: Entry](), cancelledEarly: Set<Int>()))
 
         /// Registers a task; returns whether to resume it (not when it was cancelled first).
         func start(
@@ -99,50 +85,44 @@ extension NetworkRequestPerformer {
 
         /// Fails a task with `URLError(.timedOut)` once `idleTimeout` passes without a byte of the response.
         ///
-        /// One timer per performer checks every watched task every 25 ms while any is in flight, rather than a timer
-        /// per task: making, scheduling and cancelling a Dispatch timer for every request costs more than the check.
+        /// A timer checks when the timeout would end, and again by the time that was left if something arrived
+        /// meanwhile. The timer is cancelled when the task ends, releasing everything it holds.
         func watch(_ task: URLSessionTask, idleTimeout: Duration) {
             let identifier = task.taskIdentifier
-            let timers = self.timers
-            // Made and kept under the lock, so that two tasks starting at once never make two; a Dispatch source
-            // released before it was resumed would crash the process.
-            let sweeper = state.withLock { state -> (any DispatchSourceTimer)? in
-                guard state.entries[identifier] != nil else { return nil }
-                state.entries[identifier]?.idle = (idleTimeout, task)
-                guard state.sweeper == nil else { return nil }
-                let sweeper = DispatchSource.makeTimerSource(queue: timers)
-                let interval = TaskTable.sweepInterval.dispatchInterval
-                sweeper.schedule(deadline: .now() + interval, repeating: interval)
-                sweeper.setEventHandler { [weak self] in self?.sweep() }
-                state.sweeper = sweeper
-                return sweeper
-            }
-            sweeper?.resume()
-        }
-
-        /// Fails the watched tasks idle for their timeout, and stops the timer when no task is watched.
-        private func sweep() {
-            let now = ContinuousClock.now
-            let (expired, finished) = state.withLock { state -> ([URLSessionTask], (any DispatchSourceTimer)?) in
-                var expired: [URLSessionTask] = []
-                var watched = false
-                for identifier in Array(state.entries.keys) {
-                    guard let entry = state.entries[identifier], let idle = entry.idle else { continue }
-                    watched = true
-                    guard !entry.paused, entry.failure == nil, now - entry.lastActivity >= idle.timeout else {
-                        continue
+            let timer = DispatchSource.makeTimerSource(queue: timers)
+            timer.setEventHandler { [weak self, weak task] in
+                guard let self else { return }
+                let remaining = self.state.withLock { state -> Duration? in
+                    guard var entry = state.entries[identifier] else { return nil }
+                    let idle = ContinuousClock.now - entry.lastActivity
+                    if idle < idleTimeout || entry.paused {
+                        return idleTimeout - idle
                     }
-                    state.entries[identifier]?.failure = URLError.idleTimeout(idle.timeout)
-                    expired.append(idle.task)
+                    entry.failure =
+                        entry.failure
+                        ?? URLError.idleTimeout(idleTimeout)
+                    state.entries[identifier] = entry
+                    return .zero
                 }
-                guard !watched else { return (expired, nil) }
-                defer { state.sweeper = nil }
-                return (expired, state.sweeper)
+                switch remaining {
+                case .zero?:
+                    task?.cancel()
+                case let remaining?:
+                    self.state.withLock { $0.entries[identifier]?.timer }?.schedule(
+                        deadline: .now() + remaining.dispatchInterval
+                    )
+                case nil:
+                    break
+                }
             }
-            finished?.cancel()
-            for task in expired {
-                task.cancel()
+            let registered = state.withLock { state -> Bool in
+                guard state.entries[identifier] != nil else { return false }
+                state.entries[identifier]?.timer = timer
+                return true
             }
+            guard registered else { return }
+            timer.schedule(deadline: .now() + idleTimeout.dispatchInterval)
+            timer.resume()
         }
 
         func urlSession(
@@ -371,12 +351,14 @@ extension NetworkRequestPerformer {
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }) else { return }
+            entry.timer?.cancel()
             resume(entry, response: entry.response ?? task.response, error: error)
         }
 
         /// Completes a task of a session whose delegate is not this table, from its completion handler.
         func finish(_ identifier: Int, body: Data, response: URLResponse?, error: (any Error)?) {
             guard var entry = state.withLock({ $0.entries.removeValue(forKey: identifier) }) else { return }
+            entry.timer?.cancel()
             if body.count > entry.limit {
                 entry.failure = entry.failure ?? TaskTable.tooLarge(declared: Int64(body.count), limit: entry.limit)
             }

@@ -76,11 +76,15 @@ import Testing
         #expect(Int64(received) < Self.bodySize)
         #endif
     }
+}
 
+/// The memory bounds of Sluice's own transport, in the soak's suite: its tests run one at a time, so that no other
+/// test's allocations, such as the soak's, count in the process's resident memory meanwhile.
+extension SoakTests {
     /// Sluice's own transport stops reading its socket while the reader is behind, so a gibibyte streams through a
     /// reader that is slow at first in bounded memory: resident memory never grows by 64 MiB.
     @Test func aSlowReaderHoldsBoundedMemoryWithSluicesOwnTransport() async throws {
-        let size: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : Self.bodySize
+        let size: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : StreamingMemoryTests.bodySize
         let server = try LoopbackServer()
         server.route("/big", response: .generated(byteCount: size, announcingLength: true))
         let client = APIClient(requestPerformer: SocketRequestPerformer())
@@ -88,7 +92,7 @@ import Testing
         var peak = start
         var received: Int64 = 0
         var chunks = 0
-        let response = try await client.stream(Download(url: server.url("/big")))
+        let response = try await client.stream(StreamingMemoryTests.Download(url: server.url("/big")))
         for try await chunk in response.body {
             received += Int64(chunk.count)
             chunks += 1
@@ -110,14 +114,17 @@ import Testing
     /// A gibibyte downloads to a file through Sluice's own transport, watched by a progress reader that is slow at
     /// first, in bounded memory: resident memory never grows by 64 MiB.
     @Test func aDownloadHoldsBoundedMemoryWithSluicesOwnTransport() async throws {
-        let size: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : Self.bodySize
+        let size: Int64 = SoakTests.sanitizer == nil ? 1 << 30 : StreamingMemoryTests.bodySize
         let server = try LoopbackServer()
         server.route("/big", response: .generated(byteCount: size, announcingLength: true))
         let scratch = try ScratchDirectory()
         let client = APIClient(requestPerformer: SocketRequestPerformer())
         let start = try #require(SoakTests.residentBytes())
         var peak = start
-        let download = client.download(Download(url: server.url("/big")), to: scratch.file("big.bin"))
+        let download = client.download(
+            StreamingMemoryTests.Download(url: server.url("/big")),
+            to: scratch.file("big.bin")
+        )
         var reports = 0
         for await _ in download.progress {
             reports += 1
