@@ -169,10 +169,9 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Returns: The status, headers and the body to read.
     /// - Throws: What ``perform(_:)`` throws, before the head; the body throws what fails it later.
     public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
-        let readAhead = configuration.streamReadAhead
         // A redirect's own body is not wanted: dropping it closes its connection.
-        return try await followingRedirects(request, fallback: configuration.fallback.stream) {
-            $0.delivery = .streamed($1, bufferLimit: readAhead)
+        try await followingRedirects(request, fallback: configuration.fallback.stream) {
+            $0.delivery = .streamed($1)
         }
     }
 

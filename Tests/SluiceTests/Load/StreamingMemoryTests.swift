@@ -10,7 +10,10 @@ import Testing
 /// delegate that only counts sees 16 MB of a 200 MB body arrive while the process already holds 223 MiB, and a
 /// 1 GiB stream through the client, read as fast as it comes, peaked between 40 MiB and 330 MiB above the start
 /// from one run to the next. Only a transport that stops reading its socket when the reader stops bounds it.
-@Suite(.serialized) struct StreamingMemoryTests {
+///
+/// The tests are in the soak's serialized suite, one at a time, so that no other large body or load counts in the
+/// process's resident memory while one of them measures it; this namespace holds what they share.
+enum StreamingMemoryTests {
     /// 256 MiB in the plain build; a sanitizer slows every byte, so there the body is 16 MiB.
     static let bodySize: Int64 = SoakTests.sanitizer == nil ? 256 << 20 : 16 << 20
 
@@ -23,15 +26,20 @@ import Testing
         }
     }
 
+}
+
+extension SoakTests {
     @Test func aLargeBodyStreamsThroughInOrder() async throws {
         let server = try LoopbackServer()
-        server.route("/big", response: .generated(byteCount: Self.bodySize, announcingLength: true))
+        server.route("/big", response: .generated(byteCount: StreamingMemoryTests.bodySize, announcingLength: true))
         // A buffer as large as the body: on a machine busy with the rest of the suite the reader may get no time
         // for a while, and this test checks that every byte arrives in order, not what is held.
-        let client = APIClient(requestPerformer: NetworkRequestPerformer(streamBufferLimit: Int(Self.bodySize)))
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer(streamBufferLimit: Int(StreamingMemoryTests.bodySize))
+        )
         var received: Int64 = 0
-        let response = try await client.stream(Download(url: server.url("/big")))
-        #expect(response.body.expectedLength == Self.bodySize)
+        let response = try await client.stream(StreamingMemoryTests.Download(url: server.url("/big")))
+        #expect(response.body.expectedLength == StreamingMemoryTests.bodySize)
         var first = Data()
         var last = Data()
         for try await chunk in response.body {
@@ -41,9 +49,14 @@ import Testing
             received += Int64(chunk.count)
             last = chunk
         }
-        #expect(received == Self.bodySize)
+        #expect(received == StreamingMemoryTests.bodySize)
         #expect(first == LoopbackResponse.generatedBytes(in: 0..<1_024))
-        #expect(last == LoopbackResponse.generatedBytes(in: (Self.bodySize - Int64(last.count))..<Self.bodySize))
+        #expect(
+            last
+                == LoopbackResponse.generatedBytes(
+                    in: (StreamingMemoryTests.bodySize - Int64(last.count))..<StreamingMemoryTests.bodySize
+                )
+        )
     }
 
     /// On Linux a reader that falls behind ends the stream with an error, at the performer's buffer limit.
@@ -57,11 +70,11 @@ import Testing
         // URLSession pauses the transfer instead; nothing fails there.
         #else
         let server = try LoopbackServer()
-        server.route("/big", response: .generated(byteCount: Self.bodySize, announcingLength: true))
-        let limit = Int(Self.bodySize / 16)
+        server.route("/big", response: .generated(byteCount: StreamingMemoryTests.bodySize, announcingLength: true))
+        let limit = Int(StreamingMemoryTests.bodySize / 16)
         let performer = NetworkRequestPerformer(streamBufferLimit: limit)
         let client = APIClient(requestPerformer: performer)
-        let response = try await client.stream(Download(url: server.url("/big")))
+        let response = try await client.stream(StreamingMemoryTests.Download(url: server.url("/big")))
         var received = 0
         let error = await #expect(throws: SluiceError.self) {
             for try await chunk in response.body {
@@ -73,14 +86,9 @@ import Testing
         #expect(error?.code == .transport)
         #expect(error?.message.contains("fell more than \(limit) bytes behind") == true)
         try await waitUntil("the transfer has ended") { performer.requestsInFlight == 0 }
-        #expect(Int64(received) < Self.bodySize)
+        #expect(Int64(received) < StreamingMemoryTests.bodySize)
         #endif
     }
-}
-
-/// The memory bounds of Sluice's own transport, in the soak's suite: its tests run one at a time, so that no other
-/// test's allocations, such as the soak's, count in the process's resident memory meanwhile.
-extension SoakTests {
     /// Sluice's own transport stops reading its socket while the reader is behind, so a gibibyte streams through a
     /// reader that is slow at first in bounded memory: resident memory never grows by 64 MiB.
     @Test func aSlowReaderHoldsBoundedMemoryWithSluicesOwnTransport() async throws {

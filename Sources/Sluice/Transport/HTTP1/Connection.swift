@@ -401,7 +401,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                     }
                     exchange.body.reserveCapacity(Int(length))
                 }
-            case .streamed(let continuation, _):
+            case .streamed(let continuation):
                 let (body, writer) = HTTPBody.makeStream(expectedLength: head.contentLength)
                 exchange.writer = writer
                 exchange.delivery = nil

@@ -10,7 +10,7 @@ final class Exchange: @unchecked Sendable {
         /// The whole response, its body at most `limit` bytes.
         case buffered(CheckedContinuation<HTTPResponse, any Error>, limit: Int)
         /// The head, with the body to follow through a writer.
-        case streamed(CheckedContinuation<StreamedHTTPResponse, any Error>, bufferLimit: Int)
+        case streamed(CheckedContinuation<StreamedHTTPResponse, any Error>)
     }
 
     /// The request as sent.
@@ -63,7 +63,7 @@ final class Exchange: @unchecked Sendable {
         switch delivery {
         case .buffered(let continuation, _):
             continuation.resume(throwing: error)
-        case .streamed(let continuation, _):
+        case .streamed(let continuation):
             continuation.resume(throwing: error)
         case nil:
             writer?.finish(throwing: error)

@@ -149,9 +149,4 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
     }
-
-    /// An origin at an address.
-    init(address: Address) {
-        self.address = address
-    }
 }
