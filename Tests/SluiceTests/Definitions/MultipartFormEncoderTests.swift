@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func referencesInMemoryPartsUntilTheBodyIsJoined() throws {
-        let photo = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let photo = sampleBytes(1 << 20, seed: 31)
         let form = MultipartForm([
             .field("caption", "At the beach"),
             .file("photo", filename: "beach.jpg", contentType: "image/jpeg", data: photo),

@@ -80,11 +80,7 @@ final class NginxServer: Sendable {
     /// - Returns: The running server, or `nil` when there is no nginx to start.
     /// - Throws: ``NginxServerError`` when nginx did not start.
     static func startOffThePool() async throws -> NginxServer? {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try start() })
-            }
-        }
+        try await offThePool { try start() }
     }
 
     /// Writes the directory and starts nginx in it, on a new free port each time another process took the port

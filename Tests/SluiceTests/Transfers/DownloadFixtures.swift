@@ -1,7 +1,6 @@
 import Foundation
 import Sluice
 import SluiceTesting
-import TestSupport
 
 /// A directory of its own for one test's files, removed with everything in it when the test drops it.
 final class ScratchDirectory: Sendable {
@@ -71,21 +70,4 @@ final class RangedFile: Sendable {
             body: content.subdata(in: start..<content.count)
         )
     }
-}
-
-/// Reproducible bytes that are not a repeating pattern, so that a byte in the wrong place shows.
-func sampleBytes(_ count: Int, seed: UInt64 = 0xD0_0D1E) -> Data {
-    var generator = SplitMix64(seed: seed)
-    var data = Data(count: count)
-    data.withUnsafeMutableBytes { buffer in
-        for offset in stride(from: 0, to: buffer.count, by: 8) {
-            var word = generator.next().littleEndian
-            withUnsafeBytes(of: &word) { wordBytes in
-                let length = min(8, buffer.count - offset)
-                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + length])
-                    .copyBytes(from: wordBytes.prefix(length))
-            }
-        }
-    }
-    return data
 }

@@ -76,10 +76,10 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func carriesLargeBodiesBothWays(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
-        let upload = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let upload = sampleBytes(2 << 20, seed: 31)
         let echoed = try await performer.perform(request("/echo", method: "POST", body: upload))
         #expect(echoed.body == upload)
-        let download = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let download = sampleBytes(6 << 20, seed: 7)
         server.route("GET", "/big", response: LoopbackResponse(body: download))
         #expect(try await performer.perform(request("/big")).body == download)
     }
@@ -290,7 +290,6 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func refusesABodyOverTheLimit(_ kind: TransportKind) async throws {
-        let performer = kind.makePerformer()
         let small = kind.makePerformer(maximumBodySize: 1_000)
         server.route("GET", "/big", response: LoopbackResponse(body: Data(repeating: 1, count: 5_000)))
         server.route(

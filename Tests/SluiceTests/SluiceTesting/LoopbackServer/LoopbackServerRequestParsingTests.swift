@@ -30,7 +30,7 @@ struct LoopbackServerRequestParsingTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         server.route("POST", "/upload") { request in .text(String(request.body.count)) }
-        let payload = Data((0..<(2 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) })
+        let payload = sampleBytes(2 << 20, seed: 31)
         var request = URLRequest(url: server.url("/upload"))
         request.httpMethod = "POST"
         request.httpBody = payload

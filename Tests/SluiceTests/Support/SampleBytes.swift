@@ -1,0 +1,43 @@
+import Foundation
+import TestSupport
+
+/// Reproducible bytes that repeat only every 65,521 bytes, so that a byte in the wrong place shows.
+func sampleBytes(_ count: Int, seed: UInt64 = 0xD0_0D1E) -> Data {
+    var generator = SplitMix64(seed: seed)
+    var data = Data(count: count)
+    data.withUnsafeMutableBytes { buffer in
+        guard let base = buffer.baseAddress else { return }
+        // A block of 65,521 random bytes (a prime, so that no power-of-two chunking lines up with it), then the bytes
+        // written so far copied after themselves. Generated word by word, 16 MiB took seconds under a sanitizer and
+        // held up every other test waiting for a thread of the pool.
+        var filled = min(65_521, count)
+        for offset in stride(from: 0, to: filled, by: 8) {
+            let word = generator.next().littleEndian
+            withUnsafeBytes(of: word) { word in
+                UnsafeMutableRawBufferPointer(start: base + offset, count: min(8, filled - offset))
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: word.prefix(filled - offset)))
+            }
+        }
+        while filled < count {
+            let length = min(filled, count - filled)
+            (base + filled).copyMemory(from: base, byteCount: length)
+            filled += length
+        }
+    }
+    return data
+}
+
+/// Runs long synchronous work on a thread of its own, holding none of the cooperative pool's threads, one per core:
+/// under a sanitizer, seconds of such work on two of them held up every test that waited for a thread meanwhile, past
+/// its timeouts.
+///
+/// - Parameter work: The work.
+/// - Returns: What the work returns.
+/// - Throws: What the work throws.
+func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}
