@@ -74,8 +74,11 @@ final class EventLoop: @unchecked Sendable {
             fatalError("Sluice's event loop could not start: \(error)")
         }
         lastTick = clock.now
-        let thread = Thread { [unowned(unsafe) self] in self.run() }
-        thread.name = name
+        let thread = Thread { [unowned(unsafe) self] in
+            // Named from the thread itself: on Linux a name set before the start is not given to the system thread.
+            Thread.current.name = name
+            self.run()
+        }
         self.thread = thread
         thread.start()
     }

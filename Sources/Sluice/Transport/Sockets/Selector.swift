@@ -150,17 +150,28 @@ struct Selector {
     }
 
     /// Starts watching a descriptor.
+    ///
+    /// A descriptor that waits for nothing is left out of the epoll set, and each change adds or removes it: epoll
+    /// reports an error or a hang-up whatever a descriptor waits for, over and over while it lasts, so a connection
+    /// that stopped reading for a slow consumer would otherwise keep its loop spinning once the peer reset it.
     func add(_ descriptor: Int32, _ interest: Interest) {
+        guard !interest.isEmpty else { return }
         control(EPOLL_CTL_ADD, descriptor, interest)
     }
 
     /// Changes what a watched descriptor waits for.
     func modify(_ descriptor: Int32, from old: Interest, to new: Interest) {
-        control(EPOLL_CTL_MOD, descriptor, new)
+        switch (old.isEmpty, new.isEmpty) {
+        case (true, true): return
+        case (true, false): control(EPOLL_CTL_ADD, descriptor, new)
+        case (false, true): remove(descriptor, old)
+        case (false, false): control(EPOLL_CTL_MOD, descriptor, new)
+        }
     }
 
     /// Stops watching a descriptor.
     func remove(_ descriptor: Int32, _ interest: Interest) {
+        guard !interest.isEmpty else { return }
         var event = epoll_event()
         _ = epoll_ctl(queue, EPOLL_CTL_DEL, descriptor, &event)
     }
