@@ -8,6 +8,9 @@ let package = Package(
     dependencies: [
         .package(name: "Sluice", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The server-sent events parser measured beside Sluice's. No target depends on its product, which does not
+        // build on Linux: `EventSourcePeer` compiles its sources from this checkout instead.
+        .package(url: "https://github.com/mattt/EventSource", exact: "1.1.1"),
     ],
     targets: [
         .executableTarget(
@@ -15,9 +18,18 @@ let package = Package(
             dependencies: [
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "Benchmark", package: "benchmark"),
+                "EventSourcePeer",
             ],
             path: "Benchmarks/SluiceBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // mattt/EventSource 1.1.1, compiled from its checkout (the folder's files but one are links into
+        // `.build/checkouts/EventSource`) beside a stand-in for the `URLSession.bytes(for:delegate:)` that Linux lacks.
+        // Its own language mode, as its package declares.
+        .target(
+            name: "EventSourcePeer",
+            path: "Peers/EventSourcePeer",
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // A template for users: their own request's response stages, timed one by one beside JSONDecoder. It is built
         // and run with the project's own benchmarks, so that it keeps compiling.

@@ -1,12 +1,14 @@
 import Benchmark
+import EventSourcePeer
 import Foundation
 import Sluice
 
 /// The typed streams beside the usual alternatives, on bodies generated here and cut into 16 KiB chunks, as a
 /// network delivers them.
 ///
-/// - `sse_100k`: 100,000 server-sent events of mixed sizes, read by ``ServerSentEventSequence``. There is no peer
-///   beside it here: `mattt/EventSource` 1.1.1 does not build on Linux (it needs `URLSession.bytes`).
+/// - `sse_100k`: 100,000 server-sent events of mixed sizes, read by ``ServerSentEventSequence`` and by
+///   `mattt/EventSource` 1.1.1's `AsyncServerSentEventsSequence` (its parser, fed the same chunks byte by byte, as
+///   `URLSession.AsyncBytes` feeds it; see `EventSourcePeer`).
 /// - `jsonl_100k`: 100,000 JSON Lines records, decoded by ``JSONLinesSequence`` and by splitting the whole body
 ///   at line feeds and calling `JSONDecoder` on each line.
 ///
@@ -24,6 +26,16 @@ func streamingBenchmarks() {
         for _ in benchmark.scaledIterations {
             var count = 0
             for try await event in ChunkedBody(events).serverSentEvents() {
+                count &+= event.data.utf8.count
+            }
+            blackHole(count)
+        }
+    }
+
+    Benchmark("sse_100k:mattt-EventSource", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            var count = 0
+            for try await event in ChunkedBytes(events).events {
                 count &+= event.data.utf8.count
             }
             blackHole(count)
@@ -138,6 +150,37 @@ struct ChunkedBody: AsyncSequence, Sendable {
             let end = Swift.min(offset + 16_384, body.endIndex)
             defer { offset = end }
             return body[offset..<end]
+        }
+    }
+}
+
+/// The bytes of a ``ChunkedBody`` one at a time, as `URLSession.AsyncBytes` hands out a response's: from the chunk at
+/// hand without suspending, and asking for the next chunk only when it runs out.
+struct ChunkedBytes: AsyncSequence, Sendable {
+    typealias Element = UInt8
+    let body: Data
+
+    init(_ body: Data) {
+        self.body = body
+    }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: ChunkedBody(body).makeAsyncIterator())
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var chunks: ChunkedBody.Iterator
+        var chunk = Data()
+        var offset = 0
+
+        mutating func next() async -> UInt8? {
+            if offset == chunk.endIndex {
+                guard let next = await chunks.next() else { return nil }
+                chunk = next
+                offset = next.startIndex
+            }
+            defer { offset += 1 }
+            return chunk[offset]
         }
     }
 }

@@ -1,0 +1,1 @@
+../../.build/checkouts/EventSource/Sources/EventSource/AsyncSequence+Events.swift
