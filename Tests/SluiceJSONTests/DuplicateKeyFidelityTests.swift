@@ -188,6 +188,51 @@ import Testing
         try Self.expectAlike(Deep.self, deep, snakeCase: snakeCase)
     }
 
+    /// A property whose key is `é`, precomposed.
+    struct Accented: Decodable, Equatable {
+        let value: Int
+
+        enum CodingKeys: String, CodingKey {
+            case value = "\u{E9}"
+        }
+    }
+
+    /// A property whose key is `K`, which the Kelvin sign is canonically equivalent to.
+    struct Kelvin: Decodable, Equatable {
+        let value: Int
+
+        enum CodingKeys: String, CodingKey {
+            case value = "K"
+        }
+    }
+
+    /// The keys of an object as its container lists them (sorted, as Foundation's order is its dictionary's), each as
+    /// its Unicode scalars, so that two spellings of one name stay apart.
+    struct Spellings: Decodable, Equatable {
+        let keys: [[UInt32]]
+
+        init(from decoder: any Decoder) throws {
+            keys = try decoder.container(keyedBy: AnyKey.self).allKeys
+                .map { $0.stringValue.unicodeScalars.map(\.value) }
+                .sorted { $0.lexicographicallyPrecedes($1) }
+        }
+    }
+
+    /// Keys written in other bytes that Swift's `String` holds equal (canonically equivalent) are one key, as in
+    /// Foundation's decoder: the first value wins, in the first spelling, whichever spelling the model has.
+    @Test(arguments: [
+        #"{"e\u0301":1,"é":2}"#, #"{"é":1,"e\u0301":2}"#, #"{"\u212A":1,"K":2}"#, #"{"K":1,"\u212A":2}"#,
+        #"{"x":0,"e\u0301":1,"y":0,"é":2,"K":3,"\u212A":4}"#, #"{"x":0,"y":0,"\u212A":3,"K":4,"é":5,"e\u0301":6}"#,
+    ])
+    func keysThatDifferOnlyInNormalizationAreOneKey(_ text: String) throws {
+        for snakeCase in [false, true] {
+            try Self.expectAlike(Accented.self, text, snakeCase: snakeCase)
+            try Self.expectAlike(Kelvin.self, text, snakeCase: snakeCase)
+            try Self.expectAlike([String: Int].self, text, snakeCase: snakeCase)
+        }
+        try Self.expectAlike(Spellings.self, text)
+    }
+
     final class Deep: Decodable, Equatable {
         let o: BA
         let n: Deep?

@@ -69,32 +69,41 @@ extension TapeDecoder {
     @inline(__always)
     private func keyHash(_ keyEntry: Int, in object: Int, storage: JSONStorage, _ hashing: KeyHashing) -> UInt64 {
         let flags = storage.flags(keyEntry)
+        let plainASCII = flags & JSONStorage.stringHasEscapes == 0 && flags & JSONStorage.stringIsASCII != 0
         switch hashing {
-        case .plain where flags & JSONStorage.stringHasEscapes == 0:
+        case .plain where plainASCII:
             return Self.shortHash(storage.slice(keyEntry))
-        case .folded where flags & JSONStorage.stringHasEscapes == 0 && flags & JSONStorage.stringIsASCII != 0:
+        case .folded where plainASCII:
             return Self.foldedHash(storage.slice(keyEntry))
         default:
             return convertedKeyHash(keyEntry, in: object, hashing)
         }
     }
 
-    /// The hash of a key that is read as a string first, being escaped, converted, or not ASCII under snake case.
+    /// The hash of a key that is read as a string first, being escaped, converted, or not ASCII.
+    ///
+    /// Text outside ASCII is hashed in its canonical composition (NFC), so that keys Swift's `String` holds equal,
+    /// as Foundation's decoder does (`"e\u0301"` and `"é"`, or the Kelvin sign and `K`), hash equally.
     ///
     /// Kept out of line, so that the pass over plain keys keeps its values in registers.
     @inline(never)
     private func convertedKeyHash(_ keyEntry: Int, in object: Int, _ hashing: KeyHashing) -> UInt64 {
         switch hashing {
         case .plain:
-            var name = storage.string(at: keyEntry)
+            var name = Self.composed(storage.string(at: keyEntry))
             return name.withUTF8(Self.shortHash)
         case .folded:
-            var name = convertedKey(at: keyEntry, in: object)
+            var name = Self.composed(convertedKey(at: keyEntry, in: object))
             return name.withUTF8(Self.foldedHash)
         case .converted:
-            var name = convertedKey(at: keyEntry, in: object)
+            var name = Self.composed(convertedKey(at: keyEntry, in: object))
             return name.withUTF8(Self.shortHash)
         }
+    }
+
+    /// A name in its canonical composition (NFC); an ASCII name as it is.
+    private static func composed(_ name: String) -> String {
+        name.utf8.allSatisfy { $0 < 0x80 } ? name : name.precomposedStringWithCanonicalMapping
     }
 
     /// Whether the key at `keyEntry` stands for the same coding key as a key before it in the object.
@@ -102,7 +111,7 @@ extension TapeDecoder {
     /// Kept out of line: the pass over an object's keys calls it only for a key whose bit is already set.
     @inline(never)
     func repeatsEarlierKey(_ keyEntry: Int, in object: Int) -> Bool {
-        withKeyName(at: keyEntry, in: object) { name in
+        let byBytes = withKeyName(at: keyEntry, in: object) { name in
             var earlier = object + 1
             while earlier < keyEntry {
                 if keyMatches(earlier, name, in: object) {
@@ -112,6 +121,41 @@ extension TapeDecoder {
             }
             return false
         }
+        return byBytes || firstEquivalentKey(to: keyEntry, before: keyEntry, in: object) != nil
+    }
+
+    /// Whether a key may be equal, as Swift compares strings, to a key of other bytes: one with escapes or text
+    /// outside ASCII, or any key under a custom strategy, whose conversion may produce such text.
+    @inline(__always)
+    func mayEqualOtherBytes(_ keyEntry: Int) -> Bool {
+        if case .custom = options.keyDecodingStrategy.kind {
+            return true
+        }
+        let flags = storage.flags(keyEntry)
+        return flags & JSONStorage.stringHasEscapes != 0 || flags & JSONStorage.stringIsASCII == 0
+    }
+
+    /// The first key of an object, before `end`, that stands for the same name as the key at `keyEntry` without
+    /// the same bytes, compared as Swift compares strings (by canonical equivalence), as with Foundation's decoder;
+    /// `nil` when there is none.
+    ///
+    /// Compares only pairs where one side has escapes or text outside ASCII (see ``mayEqualOtherBytes(_:)``): two
+    /// plain ASCII keys of other bytes are never equal.
+    func firstEquivalentKey(to keyEntry: Int, before end: Int, in object: Int) -> Int? {
+        let keyMayDiffer = mayEqualOtherBytes(keyEntry)
+        var name: String?
+        var earlier = object + 1
+        while earlier < end {
+            if earlier != keyEntry, keyMayDiffer || mayEqualOtherBytes(earlier) {
+                let key = name ?? convertedKey(at: keyEntry, in: object)
+                name = key
+                if convertedKey(at: earlier, in: object) == key {
+                    return earlier
+                }
+            }
+            earlier = storage.next(earlier + 1)
+        }
+        return nil
     }
 
     /// A hash of a name's bytes other than underscores, with ASCII letters folded to one case.

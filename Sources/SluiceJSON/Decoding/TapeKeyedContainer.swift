@@ -58,7 +58,12 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             var keyEntry = start
             while keyEntry < end {
                 if decoder.keyMatches(keyEntry, name, in: object) {
-                    return found(keyEntry, slot: slot)
+                    // Searched from the first key: one before it may stand for the same name in other bytes (a
+                    // search from a later key was allowed only in an object that repeats no key).
+                    guard start == first, keyEntry != first,
+                        let earlier = decoder.firstEquivalentKey(to: keyEntry, before: keyEntry, in: object)
+                    else { return found(keyEntry, slot: slot) }
+                    return found(earlier, slot: slot)
                 }
                 keyEntry = storage.next(keyEntry + 1)
             }
@@ -85,8 +90,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         var keyEntry = object + 1
         let end = storage.next(object)
         while keyEntry < end {
-            let written = storage.slice(keyEntry)
-            if !nameIsASCII || written.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }),
+            if !nameIsASCII || decoder.mayEqualOtherBytes(keyEntry),
                 decoder.convertedKey(at: keyEntry, in: object) == key
             {
                 return found(keyEntry, slot: slot)
