@@ -121,6 +121,11 @@ print(
 print("\nraw results:")
 print(PhaseResult.rawHeader)
 
+/// Whether `TRANSPORT_BENCH_FILTER` lets a client run: no filter, or one of its comma-separated texts in the name.
+func selected(_ name: String) -> Bool {
+    filter.isEmpty || filter.split(separator: ",").contains { name.contains($0) }
+}
+
 /// Runs one phase under the watchdog and prints its raw line.
 func phase(
     _ name: String,
@@ -130,7 +135,7 @@ func phase(
     expected: Int? = nil,
     request: @escaping @Sendable () async throws -> Int
 ) async -> PhaseResult? {
-    guard filter.isEmpty || filter.split(separator: ",").contains(where: { name.contains($0) }) else { return nil }
+    guard selected(name) else { return nil }
     watchdog.begin("\(group): \(name) ×\(concurrency)", limit: phaseLimit)
     let result = await measure(
         name,
@@ -174,7 +179,7 @@ if wrk == nil {
     print("(wrk not found: its rows are left out)")
 }
 for concurrency in concurrencies {
-    if let wrk, filter.isEmpty || "wrk".contains(filter) {
+    if let wrk, selected("wrk") {
         watchdog.begin("1k: wrk ×\(concurrency)", limit: phaseLimit)
         do {
             let result = try runWrk(

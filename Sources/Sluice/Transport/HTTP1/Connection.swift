@@ -479,6 +479,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             closeLocked()
         }
         pool.release(self, reusable: reusable, idleSince: loop.now)
+        loop.pollForTheNextResponse()
         if case .buffered(let continuation, _) = delivery, let head = exchange.responseHead {
             continuation.resume(returning: response(exchange, head: head))
         }

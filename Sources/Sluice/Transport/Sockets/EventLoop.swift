@@ -142,9 +142,40 @@ final class EventLoop: @unchecked Sendable {
     /// The current time on the loop's clock.
     var now: ContinuousClock.Instant { clock.now }
 
+    /// How long a loop keeps polling without sleeping after it delivered a response, while no more than one request
+    /// is in flight on the transport.
+    ///
+    /// A client that sends one request after another would otherwise have its loop fall asleep between sending the
+    /// next request and its answer, and be woken by the kernel for every response: on loopback, that wake-up was a
+    /// third of a request's time. Polling this long after a response takes the next one as it comes, for up to this
+    /// much CPU per response. Only then: in the middle of a body, or with more requests in flight, the loop has work
+    /// often enough, and polling would take CPU from the server or the other loops (measured: a tenth fewer requests
+    /// at 16 in flight, a fifth less throughput on 1.5 MB bodies).
+    static let pollingWindow = Duration.microseconds(150)
+
+    /// The requests in flight on Sluice's own transport, across its loops; counted by the performer.
+    static let requestsInFlight = Locked(0)
+
+    /// Until when the loop polls rather than sleeps; the loop thread's alone.
+    private var pollingUntil: ContinuousClock.Instant?
+
+    /// Keeps the loop polling for ``pollingWindow`` if no other request is in flight; call on the loop's thread,
+    /// when a response has been delivered.
+    func pollForTheNextResponse() {
+        pollingUntil = clock.now + Self.pollingWindow
+    }
+
     private func run() {
         while true {
-            let woken = selector.wait(milliseconds: nextTimeout()) { readiness in
+            var timeout = nextTimeout()
+            if timeout != 0, let until = pollingUntil {
+                if clock.now < until && Self.requestsInFlight.withLock({ $0 }) <= 1 {
+                    timeout = 0
+                } else {
+                    pollingUntil = nil
+                }
+            }
+            let woken = selector.wait(milliseconds: timeout) { readiness in
                 handlers[readiness.descriptor]?.handle(
                     readable: readiness.readable,
                     writable: readiness.writable
