@@ -111,17 +111,20 @@ extension TapeDecoder {
     /// Kept out of line: the pass over an object's keys calls it only for a key whose bit is already set.
     @inline(never)
     func repeatsEarlierKey(_ keyEntry: Int, in object: Int) -> Bool {
-        let byBytes = withKeyName(at: keyEntry, in: object) { name in
+        let keyMayDiffer = mayEqualOtherBytes(keyEntry)
+        var name: String?
+        return withKeyName(at: keyEntry, in: object) { bytes in
             var earlier = object + 1
             while earlier < keyEntry {
-                if keyMatches(earlier, name, in: object) {
+                if keyMatches(earlier, bytes, in: object)
+                    || equalAsStrings(earlier, keyEntry, keyMayDiffer: keyMayDiffer, name: &name, in: object)
+                {
                     return true
                 }
                 earlier = storage.next(earlier + 1)
             }
             return false
         }
-        return byBytes || firstEquivalentKey(to: keyEntry, before: keyEntry, in: object) != nil
     }
 
     /// Whether a key may be equal, as Swift compares strings, to a key of other bytes: one with escapes or text
@@ -138,24 +141,45 @@ extension TapeDecoder {
     /// The first key of an object, before `end`, that stands for the same name as the key at `keyEntry` without
     /// the same bytes, compared as Swift compares strings (by canonical equivalence), as with Foundation's decoder;
     /// `nil` when there is none.
-    ///
-    /// Compares only pairs where one side has escapes or text outside ASCII (see ``mayEqualOtherBytes(_:)``): two
-    /// plain ASCII keys of other bytes are never equal.
     func firstEquivalentKey(to keyEntry: Int, before end: Int, in object: Int) -> Int? {
         let keyMayDiffer = mayEqualOtherBytes(keyEntry)
         var name: String?
         var earlier = object + 1
         while earlier < end {
-            if earlier != keyEntry, keyMayDiffer || mayEqualOtherBytes(earlier) {
-                let key = name ?? convertedKey(at: keyEntry, in: object)
-                name = key
-                if convertedKey(at: earlier, in: object) == key {
-                    return earlier
-                }
+            if earlier != keyEntry,
+                equalAsStrings(earlier, keyEntry, keyMayDiffer: keyMayDiffer, name: &name, in: object)
+            {
+                return earlier
             }
             earlier = storage.next(earlier + 1)
         }
         return nil
+    }
+
+    /// Whether two keys of an object stand for the same name as Swift compares strings (by canonical equivalence).
+    ///
+    /// Compares only where one side may be written in other bytes (see ``mayEqualOtherBytes(_:)``): two plain ASCII
+    /// keys of other bytes are never equal.
+    ///
+    /// - Parameters:
+    ///   - other: The key compared.
+    ///   - keyEntry: The key whose name is sought.
+    ///   - keyMayDiffer: ``mayEqualOtherBytes(_:)`` of `keyEntry`.
+    ///   - name: `keyEntry`'s name, once read: kept for the next comparison.
+    ///   - object: The object.
+    /// - Returns: Whether the two keys' names are equal strings.
+    @inline(__always)
+    private func equalAsStrings(
+        _ other: Int,
+        _ keyEntry: Int,
+        keyMayDiffer: Bool,
+        name: inout String?,
+        in object: Int
+    ) -> Bool {
+        guard keyMayDiffer || mayEqualOtherBytes(other) else { return false }
+        let key = name ?? convertedKey(at: keyEntry, in: object)
+        name = key
+        return convertedKey(at: other, in: object) == key
     }
 
     /// A hash of a name's bytes other than underscores, with ASCII letters folded to one case.

@@ -111,22 +111,31 @@ extension LoopbackResponse {
         let count = clamped.count
         var bytes = Data(count: count)
         bytes.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            // One period, then the bytes written so far copied after themselves: a whole number of periods each time,
-            // so that the pattern runs on. Byte by byte, large bodies took seconds in tests under a sanitizer.
+            // One period, then copies of it: byte by byte, large bodies took seconds in tests under a sanitizer.
             let period = Int(patternPeriod)
             let first = Int(clamped.lowerBound % patternPeriod)
-            var filled = min(period, count)
-            for index in 0..<filled {
+            for index in 0..<min(period, count) {
                 buffer[index] = UInt8((first + index) % period)
             }
-            while filled < count {
-                let length = min(filled, count - filled)
-                (base + filled).copyMemory(from: base, byteCount: length)
-                filled += length
-            }
+            buffer.repeatPrefix(period)
         }
         return bytes
+    }
+}
+
+extension UnsafeMutableRawBufferPointer {
+    /// Fills the buffer with copies of its first `period` bytes, copying what is written so far after itself, a
+    /// whole number of periods each time, so that a large buffer takes a few copies rather than a pass byte by byte.
+    ///
+    /// - Parameter period: How many bytes at the start are already written and repeat.
+    package func repeatPrefix(_ period: Int) {
+        guard let base = baseAddress else { return }
+        var filled = Swift.min(period, count)
+        while filled < count {
+            let length = Swift.min(filled, count - filled)
+            (base + filled).copyMemory(from: base, byteCount: length)
+            filled += length
+        }
     }
 }
 
