@@ -13,12 +13,15 @@ final class TapeDecoder: Decoder {
     /// Where keyed containers expect their next key, so that they find keys in document order without scanning.
     ///
     /// For each depth below ``hintDepth``: the object last searched at it (even lanes) and the key entry where its
-    /// next key is expected (odd lanes). Stored inline, so that a decoder is one allocation.
-    var hints = SIMD32<Int>(repeating: -1)
+    /// next key is expected (odd lanes), `2 * hintDepth` words.
+    ///
+    /// Both tables are one allocation of words, written one word at a time. Held inline as SIMD vectors, as they
+    /// once were, every write loaded and stored the whole vector: a third of the time spent finding keys.
+    let hints: UnsafeMutablePointer<Int>
     static let hintDepth = 16
     /// For each depth below ``hintDepth``: the object last checked for repeated keys at it, as its entry when its
     /// keys are distinct and as the entry's complement when it repeats one; see ``repeatsKeys(_:slot:)``.
-    var checkedObjects = SIMD16<Int>(repeating: .min)
+    let checkedObjects: UnsafeMutablePointer<Int>
     /// A buffer for converting keys under `.convertFromSnakeCase`.
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.
@@ -32,11 +35,19 @@ final class TapeDecoder: Decoder {
         self.root = root
         self.entry = root
         self.options = options
+        hints = .allocate(capacity: 3 &* TapeDecoder.hintDepth)
+        hints.initialize(repeating: -1, count: 2 &* TapeDecoder.hintDepth)
+        checkedObjects = hints + 2 &* TapeDecoder.hintDepth
+        checkedObjects.initialize(repeating: .min, count: TapeDecoder.hintDepth)
         if case .useDefaultKeys = options.keyDecodingStrategy.kind {
             self.keyConversion = false
         } else {
             self.keyConversion = true
         }
+    }
+
+    deinit {
+        hints.deallocate()
     }
 
     var codingPath: [any CodingKey] { path(to: entry) }
@@ -70,39 +81,67 @@ final class TapeDecoder: Decoder {
     /// Decodes any `Decodable` at an entry: the types with strategies here, everything else through its
     /// `init(from:)` with this decoder moved to the entry.
     func decode<T: Decodable>(_ type: T.Type, at entry: Int, depth: Int) throws -> T {
-        if T.self == Date.self, let date = try decodeDate(at: entry, depth: depth) as? T {
-            return date
+        // Each value is handed back with `identical(_:as:)`, not `as? T`: a cast to `T` fetches the metadata of
+        // `Optional<T>` from the runtime's cache on every call, whatever `T` is.
+        if T.self == Date.self {
+            return identical(try decodeDate(at: entry, depth: depth), as: T.self)
         }
-        if T.self == Data.self, let data = try decodeData(at: entry, depth: depth) as? T {
-            return data
+        if T.self == Data.self {
+            return identical(try decodeData(at: entry, depth: depth), as: T.self)
         }
-        if T.self == URL.self, let url = try decodeURL(at: entry) as? T {
-            return url
+        if T.self == URL.self {
+            return identical(try decodeURL(at: entry), as: T.self)
         }
-        if T.self == Decimal.self, let decimal = try decodeDecimal(at: entry) as? T {
-            return decimal
+        if T.self == Decimal.self {
+            return identical(try decodeDecimal(at: entry), as: T.self)
         }
-        if T.self == JSON.self, let json = JSON(storage: storage, entry: entry) as? T {
-            return json
+        if T.self == JSON.self {
+            return identical(JSON(storage: storage, entry: entry), as: T.self)
         }
         if storage.tag(entry) == .array {
-            if let scalars = T.self as? any TapeScalarArray.Type,
-                let value = try scalars.decodeScalars(from: self, at: entry) as? T
-            {
-                return value
+            if let scalars = T.self as? any TapeScalarArray.Type {
+                return try decodeScalars(scalars, at: entry, as: T.self)
             }
-            if let array = T.self as? any TapeArray.Type,
-                let value = try array.decodeElements(from: self, at: entry, depth: depth) as? T
-            {
-                return value
+            if let array = T.self as? any TapeArray.Type {
+                return try decodeElements(array, at: entry, depth: depth, as: T.self)
             }
         }
-        if keyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type,
-            let value = try dictionary.decode(from: self, at: entry, depth: depth) as? T
-        {
-            return value
+        if keyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type {
+            return try decodeDictionary(dictionary, at: entry, depth: depth, as: T.self)
         }
         return try withPosition(entry, depth: depth) { try T(from: self) }
+    }
+
+    /// The array `T` decoded as an array of scalars, `A` being `T` itself, opened from an existential.
+    private func decodeScalars<A: TapeScalarArray, T>(_ array: A.Type, at entry: Int, as type: T.Type) throws -> T {
+        identical(try A.decodeScalars(from: self, at: entry), as: T.self)
+    }
+
+    /// The array `T` decoded element by element, `A` being `T` itself, opened from an existential.
+    private func decodeElements<A: TapeArray, T>(
+        _ array: A.Type,
+        at entry: Int,
+        depth: Int,
+        as type: T.Type
+    ) throws -> T {
+        identical(try A.decodeElements(from: self, at: entry, depth: depth), as: T.self)
+    }
+
+    /// The dictionary `T` decoded with its keys converted, `D` being `T` itself, opened from an existential.
+    private func decodeDictionary<D: StringKeyedDictionary, T>(
+        _ dictionary: D.Type,
+        at entry: Int,
+        depth: Int,
+        as type: T.Type
+    ) throws -> T {
+        identical(try D.decode(from: self, at: entry, depth: depth), as: T.self)
+    }
+
+    /// A value of a type that the caller has found to be `T` itself, as a `T`.
+    @inline(__always)
+    private func identical<Value, T>(_ value: Value, as type: T.Type) -> T {
+        assert(Value.self == T.self)
+        return unsafeBitCast(value, to: T.self)
     }
 
     /// Runs `body` with the decoder moved to an entry one level deeper, and moves it back.
