@@ -266,3 +266,36 @@ import Testing
         }
     }
 }
+
+/// Containers with more elements than the tape's 24-bit count holds, and documents past its 32-bit offsets.
+@Suite struct JSONTapeLimitTests {
+    @Test(arguments: [(1 << 24) - 2, (1 << 24) - 1, (1 << 24) + 1])
+    func countsPastTwentyFourBitsAreCountedOnTheTape(count: Int) throws {
+        // 32 MiB of `0,0,…`: made by the standard library's repetition, not a loop, so that a debug build is quick.
+        let text = #"{"a":[0"# + String(repeating: ",0", count: count - 1) + #"],"b":{"k":[0,0]}}"#
+        let json = try JSONDeserializer(maximumSize: .max).document(from: Data(text.utf8))
+        #expect(json["a"]?.elements?.count == count)
+        #expect(json["b"]?.members?.count == 1)
+        #expect(json["b"]?["k"]?.elements?.count == 2, "the values after the large array are where they were")
+        #expect(try JSONDocumentDecoder().decode([String: [Int]].self, from: json["b"]!) == ["k": [0, 0]])
+    }
+
+    @Test func documentsPastThirtyTwoBitOffsetsAreRefusedWithTheReason() throws {
+        // 4 GiB of address space that is never written, so never resident: the size is checked before the bytes are
+        // read, and the message's excerpt reads one page.
+        let size = 1 << 32
+        let pages = try #require(mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0))
+        try #require(pages != MAP_FAILED)
+        defer { munmap(pages, size) }
+        let huge = Data(bytesNoCopy: pages, count: size, deallocator: .none)
+        let error = try #require(throws: JSONError.self) {
+            try JSONDeserializer(maximumSize: .max).document(from: huge)
+        }
+        #expect(error.code == .sizeLimitExceeded)
+        #expect(
+            error.reason
+                == "the document is 4294967296 bytes, more than 4294967231, the most a parsed document can index with "
+                + "its 32-bit offsets"
+        )
+    }
+}

@@ -31,6 +31,9 @@ public struct JSONDeserializer: Sendable {
     /// The deepest nesting of arrays and objects accepted.
     public var maximumDepth: Int
     /// The largest body accepted, in bytes.
+    ///
+    /// Whatever this allows, a document of 4 GiB or more (4,294,967,231 bytes) is refused with
+    /// ``JSONError/Code/sizeLimitExceeded``: a parsed document locates its values with 32-bit offsets.
     public var maximumSize: Int
     /// What to do with an empty body.
     public var emptyBody: EmptyBody

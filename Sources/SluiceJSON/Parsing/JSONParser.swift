@@ -8,7 +8,7 @@ struct JSONParser {
     private let bytes: UnsafePointer<UInt8>
     private let count: Int
     private let maximumDepth: Int
-    private var tape: UnsafeMutablePointer<UInt64>
+    private var tape: UnsafeMutablePointer<UInt32>
     private var tapeCapacity: Int
     private var entries = 0
     private var position = 0
@@ -68,12 +68,15 @@ struct JSONParser {
         return twice / 2 &+ 2
     }
 
-    private static func allocateTape(capacity: Int) -> UnsafeMutablePointer<UInt64> {
-        guard let memory = malloc(capacity &* 16) else {
+    private static func allocateTape(capacity: Int) -> UnsafeMutablePointer<UInt32> {
+        guard let memory = malloc(capacity &* JSONParser.entryBytes) else {
             fatalError("out of memory for a JSON tape of \(capacity) entries")
         }
-        return memory.bindMemory(to: UInt64.self, capacity: 2 &* capacity)
+        return memory.bindMemory(to: UInt32.self, capacity: JSONStorage.entryWords &* capacity)
     }
+
+    /// Bytes a tape entry takes.
+    private static let entryBytes = JSONStorage.entryWords &* MemoryLayout<UInt32>.size
 
     /// Returns the unused end of the tape to the allocator, when it is more than half the tape.
     ///
@@ -81,8 +84,10 @@ struct JSONParser {
     /// again; returning them costs a call, which is worth it only when the bound was loose (strings full of commas,
     /// say). For a large tape (one the allocator maps on its own) this unmaps the pages in place.
     private mutating func shrinkTape() {
-        guard entries < tapeCapacity / 2, let smaller = realloc(tape, max(1, entries) &* 16) else { return }
-        tape = smaller.bindMemory(to: UInt64.self, capacity: 2 &* max(1, entries))
+        guard entries < tapeCapacity / 2, let smaller = realloc(tape, max(1, entries) &* JSONParser.entryBytes) else {
+            return
+        }
+        tape = smaller.bindMemory(to: UInt32.self, capacity: JSONStorage.entryWords &* max(1, entries))
         tapeCapacity = max(1, entries)
     }
 
@@ -93,10 +98,14 @@ struct JSONParser {
         maximumSize: Int
     ) throws(JSONError) -> JSONStorage {
         // Checked before the copy, so that an oversized body costs nothing more than the message's first line.
-        guard input.count <= maximumSize else {
+        guard input.count <= min(maximumSize, JSONStorage.maximumByteCount) else {
+            let limit =
+                maximumSize <= JSONStorage.maximumByteCount
+                ? "the limit of \(maximumSize)"
+                : "\(JSONStorage.maximumByteCount), the most a parsed document can index with its 32-bit offsets"
             throw JSONError(
                 .sizeLimitExceeded,
-                "the document is \(input.count) bytes, more than the limit of \(maximumSize)",
+                "the document is \(input.count) bytes, more than \(limit)",
                 at: 0,
                 in: UnsafeBufferPointer(
                     start: input.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -129,13 +138,16 @@ struct JSONParser {
 
     // MARK: - Tape
 
+    /// Appends an entry; `word2` is a string's or number's length, or an open container's parent entry plus one.
     @inline(__always)
-    private mutating func append(_ tag: JSONStorage.Tag, flags: UInt8 = 0, offset: Int, word1: UInt64 = 0) {
+    private mutating func append(_ tag: JSONStorage.Tag, flags: UInt8 = 0, offset: Int, word2: Int = 0) {
         if entries == tapeCapacity {
             grow()
         }
-        tape[2 &* entries] = UInt64(tag.rawValue) &<< 56 | UInt64(flags) &<< 48 | UInt64(truncatingIfNeeded: offset)
-        tape[2 &* entries &+ 1] = word1
+        let base = 3 &* entries
+        tape[base] = UInt32(truncatingIfNeeded: offset)
+        tape[base &+ 1] = UInt32(tag.rawValue) &<< 29 | UInt32(flags) &<< 24
+        tape[base &+ 2] = UInt32(truncatingIfNeeded: word2)
         entries &+= 1
     }
 
@@ -144,10 +156,10 @@ struct JSONParser {
     /// ``entryBound(_:count:)`` makes this unreachable; it stays as the safe answer should the
     /// bound ever be wrong.
     private mutating func grow() {
-        guard let bigger = realloc(tape, tapeCapacity &* 32) else {
+        guard let bigger = realloc(tape, tapeCapacity &* 2 &* JSONParser.entryBytes) else {
             fatalError("out of memory for a JSON tape of \(2 &* tapeCapacity) entries")
         }
-        tape = bigger.bindMemory(to: UInt64.self, capacity: 4 &* tapeCapacity)
+        tape = bigger.bindMemory(to: UInt32.self, capacity: JSONStorage.entryWords &* 2 &* tapeCapacity)
         tapeCapacity &*= 2
     }
 
@@ -226,9 +238,9 @@ struct JSONParser {
                 at: 0
             )
         }
-        // The innermost open container's entry, or -1. While a container is open, word 1 of its entry holds the
-        // entry of its parent plus one in the high half and its element count so far in the low half, so that the
-        // tape itself is the stack of open containers and parsing needs no other memory.
+        // The innermost open container's entry, or -1. While a container is open, word 2 of its entry holds the
+        // entry of its parent plus one (and word 1 its element count so far), so that the tape itself is the stack
+        // of open containers and parsing needs no other memory.
         var top = -1
         var depth = 0
         var state = State.value
@@ -262,7 +274,7 @@ struct JSONParser {
                         )
                     }
                     let opened = entries
-                    append(isObject ? .object : .array, offset: position, word1: UInt64(top &+ 1) &<< 32)
+                    append(isObject ? .object : .array, offset: position, word2: top &+ 1)
                     top = opened
                     depth &+= 1
                     position &+= 1
@@ -303,10 +315,13 @@ struct JSONParser {
                     }
                     return
                 }
-                tape[2 &* top &+ 1] &+= 1
+                let word1 = tape[3 &* top &+ 1]
+                if word1 & JSONStorage.countOverflow != JSONStorage.countOverflow {
+                    tape[3 &* top &+ 1] = word1 &+ 1
+                }
                 skipWhitespace()
                 let byte = bytes[position]
-                let isObject = tape[2 &* top] &>> 56 == UInt64(JSONStorage.Tag.object.rawValue)
+                let isObject = word1 &>> 29 == UInt32(JSONStorage.Tag.object.rawValue)
                 if byte == UInt8(ascii: ",") {
                     position &+= 1
                     skipWhitespace()
@@ -325,14 +340,14 @@ struct JSONParser {
         }
     }
 
-    /// Closes a container: word 1 of its entry becomes the entry after its last descendant and its count.
+    /// Closes a container: word 2 of its entry becomes the entry after its last descendant.
     ///
     /// - Returns: The entry of the container's parent, or -1.
     @inline(__always)
     private mutating func close(_ entry: Int) -> Int {
-        let word = tape[2 &* entry &+ 1]
-        tape[2 &* entry &+ 1] = UInt64(entries) &<< 32 | word & 0xFFFF_FFFF
-        return Int(truncatingIfNeeded: word &>> 32) &- 1
+        let parent = Int(truncatingIfNeeded: tape[3 &* entry &+ 2]) &- 1
+        tape[3 &* entry &+ 2] = UInt32(truncatingIfNeeded: entries)
+        return parent
     }
 
     private mutating func parseLiteral(_ literal: StaticString, tag: JSONStorage.Tag) throws(Failure) {
@@ -404,7 +419,7 @@ struct JSONParser {
                 cursor &+= 1
             }
         }
-        append(.number, flags: flags, offset: start, word1: UInt64(cursor &- start))
+        append(.number, flags: flags, offset: start, word2: cursor &- start)
         position = cursor
     }
 
@@ -465,7 +480,7 @@ struct JSONParser {
                 cursor &+= 1
             }
         }
-        append(.string, flags: flags, offset: start, word1: UInt64(cursor &- start))
+        append(.string, flags: flags, offset: start, word2: cursor &- start)
         position = cursor &+ 1
     }
 

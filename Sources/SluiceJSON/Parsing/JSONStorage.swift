@@ -1,14 +1,19 @@
 /// The immutable storage of a parsed JSON document: a copy of the source bytes and a tape that indexes every
 /// value in them.
 ///
-/// The tape holds two 64-bit words per value, in document order (an object's members are its key and value
+/// The tape holds three 32-bit words per value, in document order (an object's members are its key and value
 /// entries, alternating):
 ///
-/// - word 0: the tag in bits 56 to 63, flags in bits 48 to 55, and the byte offset of the value in the source in
-///   bits 0 to 47 (for a string, the offset of its first byte after the opening quote);
-/// - word 1: for a string or number, its length in bytes (a string's without the quotes); for an array or an
-///   object, the index of the entry after its last descendant in bits 32 to 63 and its element count (members for
-///   an object) in bits 0 to 31; unused for the literals.
+/// - word 0: the byte offset of the value in the source (for a string, the offset of its first byte after the
+///   opening quote);
+/// - word 1: the tag in bits 29 to 31, flags in bits 24 to 28, and, for an array or an object, its element count
+///   (members for an object) in bits 0 to 23, or ``countOverflow`` when the count does not fit there;
+/// - word 2: for a string or number, its length in bytes (a string's without the quotes); for an array or an
+///   object, the index of the entry after its last descendant; unused for the literals.
+///
+/// Twelve bytes an entry keep the tape smaller than most documents (a value every twelve bytes or more), so that
+/// a parse's peak, the copy of the bytes and the tape, stays under twice the document; 32-bit offsets limit a
+/// document to ``maximumByteCount``.
 ///
 /// Values are read lazily from the source: a string is unescaped and a number converted when asked for.
 ///
@@ -19,15 +24,24 @@ final class JSONStorage: @unchecked Sendable {
     let bytes: UnsafeMutablePointer<UInt8>
     /// The number of source bytes, without the padding.
     let byteCount: Int
-    /// The tape, two words per entry.
-    let tape: UnsafeMutablePointer<UInt64>
+    /// The tape, three words per entry.
+    let tape: UnsafeMutablePointer<UInt32>
     /// The number of entries on the tape.
     let entryCount: Int
 
     /// How many zero bytes follow the source, so that the scanner can load 8 and 16 bytes at any position.
     static let padding = 64
 
-    init(bytes: UnsafeMutablePointer<UInt8>, byteCount: Int, tape: UnsafeMutablePointer<UInt64>, entryCount: Int) {
+    /// The largest document the tape can index: offsets and lengths are 32-bit, and the padding follows the bytes.
+    static let maximumByteCount = Int(UInt32.max) - padding
+
+    /// Words a tape entry takes.
+    static let entryWords = 3
+
+    /// The element count stored for a container whose count does not fit in 24 bits; see ``containerCount(_:)``.
+    static let countOverflow: UInt32 = 0xFF_FFFF
+
+    init(bytes: UnsafeMutablePointer<UInt8>, byteCount: Int, tape: UnsafeMutablePointer<UInt32>, entryCount: Int) {
         self.bytes = bytes
         self.byteCount = byteCount
         self.tape = tape
@@ -64,38 +78,53 @@ final class JSONStorage: @unchecked Sendable {
     @inline(__always)
     func tag(_ entry: Int) -> Tag {
         // Every entry is written by the parser with a valid tag.
-        Tag(rawValue: UInt8(truncatingIfNeeded: tape[2 &* entry] &>> 56)) ?? .null
+        Tag(rawValue: UInt8(truncatingIfNeeded: tape[3 &* entry &+ 1] &>> 29)) ?? .null
     }
 
     @inline(__always)
     func flags(_ entry: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: tape[2 &* entry] &>> 48)
+        UInt8(truncatingIfNeeded: tape[3 &* entry &+ 1] &>> 24) & 0x1F
     }
 
     @inline(__always)
     func offset(_ entry: Int) -> Int {
-        Int(truncatingIfNeeded: tape[2 &* entry] & 0xFFFF_FFFF_FFFF)
+        Int(truncatingIfNeeded: tape[3 &* entry])
     }
 
     /// The length in bytes of a string or number entry.
     @inline(__always)
     func length(_ entry: Int) -> Int {
-        Int(truncatingIfNeeded: tape[2 &* entry &+ 1])
+        Int(truncatingIfNeeded: tape[3 &* entry &+ 2])
     }
 
     /// The element count of an array or member count of an object.
+    ///
+    /// Counts of 2^24 - 1 or more are not stored: they are counted on the tape, once per call, which a container
+    /// that large amortizes.
     @inline(__always)
     func containerCount(_ entry: Int) -> Int {
-        Int(truncatingIfNeeded: tape[2 &* entry &+ 1] & 0xFFFF_FFFF)
+        let stored = tape[3 &* entry &+ 1] & JSONStorage.countOverflow
+        guard stored == JSONStorage.countOverflow else { return Int(truncatingIfNeeded: stored) }
+        return countChildren(entry)
+    }
+
+    private func countChildren(_ entry: Int) -> Int {
+        let end = next(entry)
+        var child = entry &+ 1
+        var children = 0
+        while child < end {
+            children &+= 1
+            child = next(child)
+        }
+        return tag(entry) == .object ? children / 2 : children
     }
 
     /// The index of the entry after a value and all its descendants.
     @inline(__always)
     func next(_ entry: Int) -> Int {
-        let word = tape[2 &* entry]
-        let tag = UInt8(truncatingIfNeeded: word &>> 56)
-        if tag >= Tag.array.rawValue {
-            return Int(truncatingIfNeeded: tape[2 &* entry &+ 1] &>> 32)
+        let tag = tape[3 &* entry &+ 1] &>> 29
+        if tag >= UInt32(Tag.array.rawValue) {
+            return Int(truncatingIfNeeded: tape[3 &* entry &+ 2])
         }
         return entry &+ 1
     }
