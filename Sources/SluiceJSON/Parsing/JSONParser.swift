@@ -19,8 +19,7 @@ struct JSONParser {
         self.maximumDepth = maximumDepth
         // Sized once, from a count of the bytes that can start or end an entry, so that the tape never grows while
         // the document is parsed (a doubling tape peaks at three times its final size while the old one is copied).
-        self.tapeCapacity = JSONParser.entryBound(bytes, count: count)
-        self.tape = JSONParser.allocateTape(capacity: tapeCapacity)
+        (self.tape, self.tapeCapacity) = JSONParser.allocateTape(capacity: JSONParser.entryBound(bytes, count: count))
     }
 
     /// An upper bound on the number of entries the parser can append for a document, valid or not.
@@ -68,11 +67,12 @@ struct JSONParser {
         return twice / 2 &+ 2
     }
 
-    private static func allocateTape(capacity: Int) -> UnsafeMutablePointer<UInt32> {
-        guard let memory = malloc(capacity &* JSONParser.entryBytes) else {
-            fatalError("out of memory for a JSON tape of \(capacity) entries")
-        }
-        return memory.bindMemory(to: UInt32.self, capacity: JSONStorage.entryWords &* capacity)
+    /// A tape of at least `capacity` entries, from ``JSONBufferRecycler`` (and so from `malloc`, so that it can be
+    /// shrunk in place with `realloc`), and the entries it has room for.
+    private static func allocateTape(capacity: Int) -> (tape: UnsafeMutablePointer<UInt32>, capacity: Int) {
+        let (memory, size) = JSONBufferRecycler.allocate(capacity &* JSONParser.entryBytes)
+        let entries = size / JSONParser.entryBytes
+        return (memory.bindMemory(to: UInt32.self, capacity: JSONStorage.entryWords &* entries), entries)
     }
 
     /// Bytes a tape entry takes.
@@ -113,7 +113,8 @@ struct JSONParser {
                 )
             )
         }
-        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: input.count + JSONStorage.padding)
+        let (memory, copySize) = JSONBufferRecycler.allocate(input.count + JSONStorage.padding)
+        let copy = memory.bindMemory(to: UInt8.self, capacity: copySize)
         if let base = input.baseAddress {
             copy.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: input.count)
         }
@@ -122,18 +123,23 @@ struct JSONParser {
         do {
             try parser.parseDocument()
         } catch {
-            free(parser.tape)
+            JSONBufferRecycler.release(UnsafeMutableRawPointer(parser.tape), size: parser.tapeCapacity &* entryBytes)
             let located = JSONError(
                 error.code,
                 error.reason,
                 at: error.offset,
                 in: UnsafeBufferPointer(start: copy, count: input.count)
             )
-            copy.deallocate()
+            JSONBufferRecycler.release(memory, size: copySize)
             throw located
         }
         parser.shrinkTape()
-        return JSONStorage(bytes: copy, byteCount: input.count, tape: parser.tape, entryCount: parser.entries)
+        return JSONStorage(
+            bytes: (copy, copySize),
+            byteCount: input.count,
+            tape: (parser.tape, parser.tapeCapacity &* entryBytes),
+            entryCount: parser.entries
+        )
     }
 
     // MARK: - Tape

@@ -41,17 +41,28 @@ final class JSONStorage: @unchecked Sendable {
     /// The element count stored for a container whose count does not fit in 24 bits; see ``containerCount(_:)``.
     static let countOverflow: UInt32 = 0xFF_FFFF
 
-    init(bytes: UnsafeMutablePointer<UInt8>, byteCount: Int, tape: UnsafeMutablePointer<UInt32>, entryCount: Int) {
-        self.bytes = bytes
+    /// The sizes of the two buffers as allocated, which ``JSONBufferRecycler`` keeps them by.
+    private let bytesSize: Int
+    private let tapeSize: Int
+
+    init(
+        bytes: (pointer: UnsafeMutablePointer<UInt8>, size: Int),
+        byteCount: Int,
+        tape: (pointer: UnsafeMutablePointer<UInt32>, size: Int),
+        entryCount: Int
+    ) {
+        self.bytes = bytes.pointer
+        self.bytesSize = bytes.size
         self.byteCount = byteCount
-        self.tape = tape
+        self.tape = tape.pointer
+        self.tapeSize = tape.size
         self.entryCount = entryCount
     }
 
     deinit {
-        bytes.deallocate()
-        // The parser allocates the tape with `malloc`, so that it can be shrunk in place with `realloc`.
-        free(tape)
+        // Both buffers come from `JSONBufferRecycler.allocate`, the tape perhaps shrunk with `realloc`.
+        JSONBufferRecycler.release(UnsafeMutableRawPointer(bytes), size: bytesSize)
+        JSONBufferRecycler.release(UnsafeMutableRawPointer(tape), size: tapeSize)
     }
 
     // MARK: - Entry layout

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// The digest and HMAC the request-signing example uses, against the standard test vectors.

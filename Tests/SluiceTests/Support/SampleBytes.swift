@@ -23,18 +23,3 @@ func sampleBytes(_ count: Int, seed: UInt64 = 0xD0_0D1E) -> Data {
     }
     return data
 }
-
-/// Runs long synchronous work on a thread of its own, holding none of the cooperative pool's threads, one per core:
-/// under a sanitizer, seconds of such work on two of them held up every test that waited for a thread meanwhile, past
-/// its timeouts.
-///
-/// - Parameter work: The work.
-/// - Returns: What the work returns.
-/// - Throws: What the work throws.
-func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try work() })
-        }
-    }
-}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Runs long synchronous work on a thread of its own, holding none of the cooperative pool's threads, one per core:
+/// under a sanitizer, seconds of such work on two of them held up every test that waited for a thread meanwhile, past
+/// its timeouts.
+///
+/// - Parameter work: The work.
+/// - Returns: What the work returns.
+/// - Throws: What the work throws.
+public func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}
