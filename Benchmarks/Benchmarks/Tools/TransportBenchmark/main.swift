@@ -165,6 +165,7 @@ func bodySize(_ answer: (Data, URLResponse)) throws -> Int {
 }
 
 let session = URLSession(configuration: sessionConfiguration())
+let delegateFloor = DelegateFloor(configuration: sessionConfiguration())
 let networkClient = APIClient(requestPerformer: NetworkRequestPerformer(configuration: sessionConfiguration()))
 let socketPerformer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 16))
 let socketClient = APIClient(requestPerformer: socketPerformer)
@@ -199,6 +200,7 @@ for concurrency in concurrencies {
     }
     let phases: [(String, @Sendable () async throws -> Int)] = [
         ("URLSession", { try bodySize(await session.data(for: smallRequest)) }),
+        ("URLSession, delegate", { try bodySize(await delegateFloor.data(for: smallRequest)) }),
         ("APIClient + NetworkRequestPerformer", { try await networkClient.perform(FetchData(url: smallURL)).count }),
         ("APIClient + SocketRequestPerformer", { try await socketClient.perform(FetchData(url: smallURL)).count }),
         ("SocketRequestPerformer.perform", { try bodySize(await socketPerformer.perform(smallRequest)) }),
