@@ -17,7 +17,11 @@ import Foundation
 /// **Unix domain sockets.** A URL with the scheme `http+unix` and the socket's path, percent-encoded, as its host
 /// goes to that socket: `http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json` asks the Docker engine for
 /// its containers. Or set ``Configuration/unixSocketPath`` to send every `http://` request to one socket, whatever
-/// its host, and keep ordinary URLs. The `Host` field is then `localhost`.
+/// its host, and keep ordinary URLs. The `Host` field is then `localhost`. A path longer than a socket address holds
+/// (107 bytes on Linux, 103 on Apple platforms) fails the request with a ``SluiceError`` naming it.
+///
+/// **IPv4 and IPv6.** A host name is resolved on a thread of its own, never on the event loop, and its addresses are
+/// tried in the resolver's order; a URL can also name an address of either family, such as `http://[::1]:8080/`.
 ///
 /// **What it does.** Connections are kept alive and reused, at most
 /// ``Configuration/maximumConnectionsPerOrigin`` open to each origin; more requests wait their turn. A connection

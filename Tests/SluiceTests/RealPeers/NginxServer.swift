@@ -1,6 +1,7 @@
 // nginx, a server no one here wrote, run as a child process on a loopback port and a Unix domain socket, serving
 // documents generated here so that every byte a transport receives can be checked.
 import Foundation
+import Sluice
 import TestSupport
 
 // Raw sockets come from the C library: Darwin on Apple platforms, Glibc on Linux.
@@ -10,8 +11,8 @@ import Darwin
 import Glibc
 #endif
 
-/// A running nginx, serving generated documents from a temporary directory of its own on a free loopback port and
-/// on a Unix domain socket.
+/// A running nginx, serving generated documents from a temporary directory of its own on a free loopback port (on
+/// `127.0.0.1`, and on `::1` too where the machine has an IPv6 loopback) and on a Unix domain socket.
 ///
 /// Everything it writes (configuration, documents, pid, error log, temporary files, the socket) stays in that
 /// directory, so it runs without privileges and leaves nothing behind; ``stop()``, or deinitialization, ends it and
@@ -28,6 +29,7 @@ import Glibc
 /// - `/redirect`: 302 to `/small.json`, with a relative `Location`.
 /// - `/redirect-absolute`: 302 to `/small.json`, with an absolute `Location`.
 /// - `/echo-method`: 200, the request's method as the body (`text/plain`).
+/// - `/echo-host`: 200, the request's `Host` field as the body (`text/plain`).
 /// - `/connection`: 200, the serial number of the connection and how many requests it has carried, as
 ///   `"<connection> <requests>"`, so that a test sees whether a connection was kept alive.
 /// - any other path: 404.
@@ -141,6 +143,15 @@ final class NginxServer: Sendable {
     /// - Returns: The URL.
     func url(_ path: String) -> URL {
         baseURL.appendingPathComponent(path.hasPrefix("/") ? String(path.dropFirst()) : path)
+    }
+
+    /// The URL of a path on the server over IPv6, `http://[::1]:<port>/<path>`, when the machine has an IPv6 loopback
+    /// (``hasIPv6Loopback``).
+    ///
+    /// - Parameter path: The path, with its leading `/`.
+    /// - Returns: The URL, or `nil` without an IPv6 loopback.
+    func ipv6URL(_ path: String) -> URL? {
+        Self.hasIPv6Loopback ? URL(string: "http://[::1]:\(port)\(path)") : nil
     }
 }
 
@@ -295,6 +306,7 @@ extension NginxServer {
 
                 server {
                     listen 127.0.0.1:\(port);
+                    \(hasIPv6Loopback ? "listen [::1]:\(port);" : "")
                     listen unix:\(socketPath);
                     server_name localhost;
                     root \(path)/www;
@@ -312,6 +324,10 @@ extension NginxServer {
                     location = /echo-method {
                         default_type text/plain;
                         return 200 $request_method;
+                    }
+                    location = /echo-host {
+                        default_type text/plain;
+                        return 200 $http_host;
                     }
                     location = /connection {
                         default_type text/plain;
@@ -372,6 +388,18 @@ extension NginxServer {
         }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// Whether this machine has an IPv6 loopback (`::1`) a socket can bind to; the server listens there too when it
+    /// has, on the same port.
+    static let hasIPv6Loopback: Bool = {
+        guard let probe = try? Socket.stream(family: AF_INET6),
+            let loopback = SocketAddress.numeric(host: "::1", port: 0)
+        else {
+            return false
+        }
+        defer { probe.closeDescriptor() }
+        return loopback.withSockaddr { bind(probe.descriptor, $0, $1) == 0 }
+    }()
 
     /// The address of a loopback port.
     ///

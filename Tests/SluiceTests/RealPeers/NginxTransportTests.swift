@@ -82,6 +82,30 @@ struct NginxTransportTests {
         return try await performer.perform(request)
     }
 
+    /// Over IPv6 loopback, `http://[::1]:<port>`, documents arrive whole, the `Host` field keeps the address's
+    /// brackets, and one connection carries the requests in turn.
+    ///
+    /// Sluice's own transport only: FoundationNetworking's URLSession in Swift 6.3 fails every URL with an IPv6
+    /// address for a host with `URLError.badURL` (swiftlang/swift-corelibs-foundation#5496, fixed by #5498 in a
+    /// later release).
+    @Test(.enabled(if: NginxServer.hasIPv6Loopback, "this machine has no IPv6 loopback"))
+    func ipv6LoopbackServesTheDocuments() async throws {
+        let performer = SocketRequestPerformer()
+        for _ in 0..<3 {
+            let small = try await performer.perform(URLRequest(url: try #require(server.ipv6URL("/small.json"))))
+            #expect(small.status.code == 200)
+            #expect(small.body == NginxServer.smallJSON)
+        }
+        let large = try await performer.perform(URLRequest(url: try #require(server.ipv6URL("/large.bin"))))
+        #expect(large.body == NginxServer.largeBinary)
+        let host = try await performer.perform(URLRequest(url: try #require(server.ipv6URL("/echo-host"))))
+        #expect(String(decoding: host.body, as: UTF8.self) == "[::1]:\(server.port)")
+        let connection = try await performer.perform(URLRequest(url: try #require(server.ipv6URL("/connection"))))
+        let requests = String(decoding: connection.body, as: UTF8.self).split(separator: " ").last
+        #expect(requests == "6", "the sixth request on one kept-alive connection")
+        #expect(performer.openConnections == 1)
+    }
+
     /// A small JSON document arrives byte for byte, with its length and type.
     @Test(arguments: TransportKind.allCases)
     func smallDocumentArrivesByteForByte(_ kind: TransportKind) async throws {

@@ -363,6 +363,18 @@ import Testing
         #expect(performer.openConnections == 0)
     }
 
+    /// A Unix socket path longer than a socket address holds fails before connecting, naming the path and the limit,
+    /// rather than being cut short to reach another socket.
+    @Test func aUnixSocketPathTooLongForTheSystemFailsNamingIt() async throws {
+        let path = "/tmp/" + String(repeating: "d", count: 120) + ".sock"
+        let performer = SocketRequestPerformer(configuration: .init(unixSocketPath: path))
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: URL(string: "http://localhost/info")!))
+        }
+        #expect(error?.message == "the Unix socket path \(path) is longer than the 107 bytes the system takes")
+        #expect(performer.openConnections == 0)
+    }
+
     @Test func sendsAStreamBodyChunkedOrWithItsLengthNeverBoth() async throws {
         server.route("POST", "/upload") { request in
             .text(
