@@ -2,15 +2,18 @@ extension HTTPResponse {
     /// Creates a response from URLSession's, with the headers sorted by name (URLSession does not keep their
     /// order).
     init(_ response: HTTPURLResponse, body: Data) {
-        var headers = HTTPHeaders()
-        let fields = response.allHeaderFields.compactMap { key, value -> (String, String)? in
+        // Each name is lowercased once, when its Header is made, rather than at every comparison of the sort; the
+        // values are strings, described only if one is not.
+        let fields = response.allHeaderFields.compactMap { key, value -> HTTPHeaders.Field? in
             guard let name = key as? String else { return nil }
-            return (name, "\(value)")
+            return HTTPHeaders.Field(name: Header(name), value: value as? String ?? "\(value)")
         }
-        for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
-            headers.add(value, for: Header(name))
-        }
-        self.init(status: HTTPStatus(code: response.statusCode), headers: headers, body: body, url: response.url)
+        self.init(
+            status: HTTPStatus(code: response.statusCode),
+            headers: HTTPHeaders(fields.sorted { $0.name.canonicalName < $1.name.canonicalName }),
+            body: body,
+            url: response.url
+        )
     }
 }
 

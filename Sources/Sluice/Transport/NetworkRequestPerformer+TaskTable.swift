@@ -21,15 +21,44 @@ extension NetworkRequestPerformer {
             var response: HTTPURLResponse?
             var failure: (any Error)?
             var lastActivity = ContinuousClock.now
-            /// The idle-timeout timer, cancelled when the task ends so that nothing outlives it.
-            var timer: (any DispatchSourceTimer)?
+            /// The idle timeout, and the task it cancels, once ``TaskTable/watch(_:idleTimeout:)`` watches it.
+            var idle: (timeout: Duration, task: URLSessionTask)?
         }
 
-        /// The queue the idle-timeout timers fire on.
-        private let timers = DispatchQueue(label: "Sluice.NetworkRequestPerformer.timeouts")
+        /// The table's state, under one lock.
+        private struct State {
+            /// In-flight tasks by identifier.
+            var entries: [Int: Entry] = [:]
+            /// Identifiers cancelled before they were started.
+            var cancelledEarly: Set<Int> = []
+            /// When ``TaskTable/idleTimer`` is set to fire, if it is.
+            var timerDeadline: ContinuousClock.Instant?
+        }
 
-        /// In-flight tasks by identifier, and identifiers cancelled before they were started.
-        private let state = Locked((entries: [Int: Entry](), cancelledEarly: Set<Int>()))
+        private let state = Locked(State())
+
+        /// One timer for the idle timeouts of every task, set for the earliest moment one could end.
+        ///
+        /// A request only notes its timeout; the timer is set again only when that timeout would end before the
+        /// moment the timer is set for. When it fires it fails the tasks idle for their timeout and is set for the
+        /// next moment one could end, so a task that keeps receiving is looked at about once a timeout's length,
+        /// and nothing is made or cancelled per request.
+        private let idleTimer: any DispatchSourceTimer
+
+        override init() {
+            idleTimer = DispatchSource.makeTimerSource(
+                queue: DispatchQueue(label: "Sluice.NetworkRequestPerformer.timeouts")
+            )
+            super.init()
+            idleTimer.setEventHandler { [weak self] in
+                self?.checkIdleTimeouts()
+            }
+            idleTimer.resume()
+        }
+
+        deinit {
+            idleTimer.cancel()
+        }
 
         /// Registers a task; returns whether to resume it (not when it was cancelled first).
         func start(
@@ -85,44 +114,52 @@ extension NetworkRequestPerformer {
 
         /// Fails a task with `URLError(.timedOut)` once `idleTimeout` passes without a byte of the response.
         ///
-        /// A timer checks when the timeout would end, and again by the time that was left if something arrived
-        /// meanwhile. The timer is cancelled when the task ends, releasing everything it holds.
+        /// The shared timer is set for the moment the timeout would end when it is not set for an earlier one.
         func watch(_ task: URLSessionTask, idleTimeout: Duration) {
             let identifier = task.taskIdentifier
-            let timer = DispatchSource.makeTimerSource(queue: timers)
-            timer.setEventHandler { [weak self, weak task] in
-                guard let self else { return }
-                let remaining = self.state.withLock { state -> Duration? in
-                    guard var entry = state.entries[identifier] else { return nil }
-                    let idle = ContinuousClock.now - entry.lastActivity
-                    if idle < idleTimeout || entry.paused {
-                        return idleTimeout - idle
+            state.withLock { state in
+                guard let lastActivity = state.entries[identifier]?.lastActivity else { return }
+                state.entries[identifier]?.idle = (idleTimeout, task)
+                setIdleTimer(for: lastActivity + idleTimeout, in: &state)
+            }
+        }
+
+        /// Fails the tasks that have been idle for their timeout, and sets the timer again for the earliest moment a
+        /// timeout left could end; a paused task (a reader that is behind) is not idle, and is looked at again a
+        /// timeout's length later.
+        private func checkIdleTimeouts() {
+            let now = ContinuousClock.now
+            let expired = state.withLock { state -> [URLSessionTask] in
+                var expired: [URLSessionTask] = []
+                state.timerDeadline = nil
+                for (identifier, entry) in state.entries {
+                    guard let (timeout, task) = entry.idle else { continue }
+                    let deadline = entry.paused ? now + timeout : entry.lastActivity + timeout
+                    if deadline <= now {
+                        state.entries[identifier]?.failure = entry.failure ?? URLError.idleTimeout(timeout)
+                        state.entries[identifier]?.idle = nil
+                        expired.append(task)
+                    } else {
+                        setIdleTimer(for: deadline, in: &state)
                     }
-                    entry.failure =
-                        entry.failure
-                        ?? URLError.idleTimeout(idleTimeout)
-                    state.entries[identifier] = entry
-                    return .zero
                 }
-                switch remaining {
-                case .zero?:
-                    task?.cancel()
-                case let remaining?:
-                    self.state.withLock { $0.entries[identifier]?.timer }?.schedule(
-                        deadline: .now() + remaining.dispatchInterval
-                    )
-                case nil:
-                    break
-                }
+                return expired
             }
-            let registered = state.withLock { state -> Bool in
-                guard state.entries[identifier] != nil else { return false }
-                state.entries[identifier]?.timer = timer
-                return true
+            for task in expired {
+                task.cancel()
             }
-            guard registered else { return }
-            timer.schedule(deadline: .now() + idleTimeout.dispatchInterval)
-            timer.resume()
+        }
+
+        /// Sets the shared timer to fire at a moment of the continuous clock, unless it is set to fire before.
+        ///
+        /// Called under the table's lock, so that two threads setting it cannot leave it set for the later moment.
+        private func setIdleTimer(for deadline: ContinuousClock.Instant, in state: inout State) {
+            if let armed = state.timerDeadline, armed <= deadline {
+                return
+            }
+            state.timerDeadline = deadline
+            let remaining = max(deadline - ContinuousClock.now, .zero)
+            idleTimer.schedule(deadline: .now() + remaining.dispatchInterval)
         }
 
         func urlSession(
@@ -351,14 +388,12 @@ extension NetworkRequestPerformer {
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }) else { return }
-            entry.timer?.cancel()
             resume(entry, response: entry.response ?? task.response, error: error)
         }
 
         /// Completes a task of a session whose delegate is not this table, from its completion handler.
         func finish(_ identifier: Int, body: Data, response: URLResponse?, error: (any Error)?) {
             guard var entry = state.withLock({ $0.entries.removeValue(forKey: identifier) }) else { return }
-            entry.timer?.cancel()
             if body.count > entry.limit {
                 entry.failure = entry.failure ?? TaskTable.tooLarge(declared: Int64(body.count), limit: entry.limit)
             }

@@ -15,7 +15,9 @@
 /// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
 /// arriving (the client reports ``SluiceError/Code/timedOut``). On a given session, whose delegate the performer
 /// does not see, the time counts from the start of the request instead. A value of zero or less, NaN, infinity, or
-/// one longer than a timer can count (`Int64.max` nanoseconds, about 292 years) disables it.
+/// one longer than a timer can count (`Int64.max` nanoseconds, about 292 years) disables it. On Linux, URLSession
+/// is handed the request without that timeout: FoundationNetworking reads it in whole seconds (0.5 s as no time at
+/// all, 1.5 s as 1 s) and stops the process on infinity or NaN.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -93,7 +95,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
-        let request = request.framedForURLSession
+        let timeout = request.timeoutInterval
+        let request = request.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: request)
         let tasks = self.tasks
         let task: URLSessionDataTask
@@ -110,7 +113,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
             created.withLock { $0 = task.taskIdentifier }
         }
         let limit = maximumBodySize
-        return try await run(task, timeout: request.timeoutInterval) { continuation in
+        return try await run(task, timeout: timeout) { continuation in
             tasks.start(task.taskIdentifier, continuation: continuation, limit: limit, upload: upload)
         }
     }
@@ -169,12 +172,13 @@ extension NetworkRequestPerformer {
             return StreamedHTTPResponse(try await perform(request))
         }
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
-        let request = request.framedForURLSession
+        let timeout = request.timeoutInterval
+        let request = request.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)
         let limit = streamBufferLimit
-        return try await run(task, timeout: request.timeoutInterval) { continuation in
+        return try await run(task, timeout: timeout) { continuation in
             tasks.startStream(task.taskIdentifier, head: continuation, bufferLimit: limit, upload: upload)
         }
     }
@@ -199,6 +203,31 @@ extension NetworkRequestPerformer {
             }
         }
     }
+}
+
+extension URLRequest {
+    /// The request with its `timeoutInterval` out of the way of FoundationNetworking's own timer, since the
+    /// performer enforces the timeout itself.
+    ///
+    /// FoundationNetworking (URLSession on Linux) arms a timer from a `timeoutInterval` set on the request, in whole
+    /// seconds (`Int(timeoutInterval) * 1000` milliseconds): 0.5 s becomes a timer of no time at all, which fails a
+    /// request with `URLError(.timedOut)` whenever its response is not there at once, 1.5 s becomes 1 s, zero or
+    /// less fails at once too, and infinity or NaN stops the process. There the request goes out with a timeout of
+    /// ``urlSessionTimerBackstop`` instead, which that arithmetic carries. Apple's URLSession reads the interval
+    /// as given, and the request is unchanged there.
+    var timedByThePerformer: URLRequest {
+        #if canImport(FoundationNetworking)
+        var request = self
+        request.timeoutInterval = Self.urlSessionTimerBackstop
+        return request
+        #else
+        return self
+        #endif
+    }
+
+    /// The timeout FoundationNetworking's own timer is given: about 31.7 years, longer than any the performer
+    /// enforces, and small enough that it counts it in milliseconds and nanoseconds without overflow.
+    static let urlSessionTimerBackstop: TimeInterval = 1e9
 }
 
 extension Duration {

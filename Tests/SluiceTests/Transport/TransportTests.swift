@@ -218,6 +218,30 @@ import Testing
         #expect(requestsInFlight(performer) == 0)
     }
 
+    /// A timeout set on the request, as the request builder sets it, holds as given while the response takes its time.
+    ///
+    /// Timeouts of 0.9 s and 1.9 s are not cut to whole seconds, and zero, negative, infinite or NaN ones mean none.
+    /// (URLSession on Linux reads the property in whole seconds, failing the first at once and the second after 1 s,
+    /// and stops the process on infinity or NaN.) Each response comes 0.8 s inside its timeout, room for the stalls
+    /// of a loaded machine.
+    @Test(
+        arguments: TransportKind.allCases,
+        [(0.9, 100), (1.9, 1_100), (0, 150), (-1, 150), (.infinity, 150), (.nan, 150), (.greatestFiniteMagnitude, 150)]
+            as [(TimeInterval, Int)]
+    )
+    func holdsATimeoutSetOnTheRequestAsGiven(_ kind: TransportKind, _ timing: (TimeInterval, Int)) async throws {
+        let (timeout, delay) = timing
+        server.route("GET", "/late", response: LoopbackResponse(body: Data("late".utf8), delay: .milliseconds(delay)))
+        var request = URLRequest(url: server.url("/late"))
+        request.timeoutInterval = timeout
+        let performer = kind.makePerformer()
+        let response = try await performer.perform(request)
+        #expect(String(decoding: response.body, as: UTF8.self) == "late")
+        let streamed = try await performer.stream(request)
+        #expect(String(decoding: try await streamed.body.collect(upTo: 100), as: UTF8.self) == "late")
+        #expect(requestsInFlight(performer) == 0)
+    }
+
     @Test(arguments: TransportKind.allCases)
     func takesADefinitionsTimeoutOfCenturiesAsNone(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
