@@ -161,6 +161,9 @@ import Testing
     @Test func dictionariesKeepTheFirstValue() throws {
         #expect(try Self.expectAlike([String: Int].self, #"{"a":1,"b":2,"a":3}"#) == ["a": 1, "b": 2])
         #expect(try Self.expectAlike([String: Int].self, #"{"a":1,"a":"x"}"#) == ["a": 1])
+        #expect(try Self.expectAlike([String: Int].self, #"{"a":"x","a":1}"#) == nil)
+        #expect(try Self.expectAlike([String: Int].self, #"{"e\u0301":1,"é":"x","b":2}"#) == ["é": 1, "b": 2])
+        #expect(try Self.expectAlike([String: [String: Int]].self, #"{"o":{"a":1,"a":"x"},"o":7}"#) == ["o": ["a": 1]])
         // Under a key decoding strategy Foundation decodes every value and keeps the first.
         #expect(try Self.expectAlike([String: Int].self, #"{"a":1,"a":2}"#, snakeCase: true) == ["a": 1])
         #expect(try Self.expectAlike([String: Int].self, #"{"a":1,"a":"x"}"#, snakeCase: true) == nil)

@@ -1,5 +1,8 @@
 /// Dictionaries keyed by strings, whose keys are data rather than property names: a key decoding strategy does
 /// not apply to them, as with Foundation's `JSONDecoder`.
+///
+/// The decoder builds them straight from the tape, without a keyed container, its list of keys and a search for
+/// each.
 protocol StringKeyedDictionary {
     static func decode(from decoder: TapeDecoder, at entry: Int, depth: Int) throws -> Self
 }
@@ -15,15 +18,17 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         var keyEntry = entry + 1
         let end = storage.next(entry)
         while keyEntry < end {
-            let value = try decoder.decode(Value.self, at: keyEntry + 1, depth: depth + 1)
-            // Inserted only when the key is new, with one lookup: where a key is repeated, every value is decoded
-            // and the first is kept, as with Foundation's decoder under a key decoding strategy.
-            keepFirst(&result[storage.string(at: keyEntry), default: value])
+            // A repeated key keeps its first value, as with Foundation's decoder, which without a key decoding
+            // strategy decodes only that one, and with one decodes every value. Keys that Swift's `String` holds
+            // equal (`"e\u0301"` and `"é"`) are one key, spelled as first written.
+            let key = storage.string(at: keyEntry)
+            if result[key] == nil {
+                result[key] = try decoder.decode(Value.self, at: keyEntry + 1, depth: depth + 1)
+            } else if decoder.keyConversion {
+                _ = try decoder.decode(Value.self, at: keyEntry + 1, depth: depth + 1)
+            }
             keyEntry = storage.next(keyEntry + 1)
         }
         return result
     }
 }
-
-/// Leaves a value as it is: passed a dictionary's `subscript(_:default:)`, it inserts the default only for a new key.
-private func keepFirst<Value>(_ value: inout Value) {}

@@ -15,13 +15,18 @@ final class TapeDecoder: Decoder {
     /// For each depth below ``hintDepth``: the object last searched at it (even lanes) and the key entry where its
     /// next key is expected (odd lanes), `2 * hintDepth` words.
     ///
-    /// Both tables are one allocation of words, written one word at a time. Held inline as SIMD vectors, as they
-    /// once were, every write loaded and stored the whole vector: a third of the time spent finding keys.
+    /// Both tables are words in one allocation, with ``kinds``, written one word at a time. Held inline as SIMD
+    /// vectors, as they once were, every write loaded and stored the whole vector: a third of the time spent finding
+    /// keys.
     let hints: UnsafeMutablePointer<Int>
     static let hintDepth = 16
     /// For each depth below ``hintDepth``: the object last checked for repeated keys at it, as its entry when its
     /// keys are distinct and as the entry's complement when it repeats one; see ``repeatsKeys(_:slot:)``.
     let checkedObjects: UnsafeMutablePointer<Int>
+    /// The kinds of the types met so far, by ``kind(of:)``.
+    let kinds: UnsafeMutablePointer<KindSlot>
+    /// A type met, and its kind.
+    typealias KindSlot = (type: ObjectIdentifier?, kind: TypeKind)
     /// A buffer for converting keys under `.convertFromSnakeCase`.
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.
@@ -35,10 +40,19 @@ final class TapeDecoder: Decoder {
         self.root = root
         self.entry = root
         self.options = options
-        hints = .allocate(capacity: 3 &* TapeDecoder.hintDepth)
+        // The tables share one allocation: the words first, then the kinds.
+        let words = 3 &* TapeDecoder.hintDepth
+        let wordBytes = words &* MemoryLayout<Int>.stride
+        let tables = UnsafeMutableRawPointer.allocate(
+            byteCount: wordBytes &+ TapeDecoder.kindCacheSize &* MemoryLayout<KindSlot>.stride,
+            alignment: max(MemoryLayout<Int>.alignment, MemoryLayout<KindSlot>.alignment)
+        )
+        hints = tables.bindMemory(to: Int.self, capacity: words)
         hints.initialize(repeating: -1, count: 2 &* TapeDecoder.hintDepth)
         checkedObjects = hints + 2 &* TapeDecoder.hintDepth
         checkedObjects.initialize(repeating: .min, count: TapeDecoder.hintDepth)
+        kinds = (tables + wordBytes).bindMemory(to: KindSlot.self, capacity: TapeDecoder.kindCacheSize)
+        kinds.initialize(repeating: (nil, .plain), count: TapeDecoder.kindCacheSize)
         if case .useDefaultKeys = options.keyDecodingStrategy.kind {
             self.keyConversion = false
         } else {
@@ -47,7 +61,8 @@ final class TapeDecoder: Decoder {
     }
 
     deinit {
-        hints.deallocate()
+        kinds.deinitialize(count: TapeDecoder.kindCacheSize)
+        UnsafeMutableRawPointer(hints).deallocate()
     }
 
     var codingPath: [any CodingKey] { path(to: entry) }
@@ -98,18 +113,55 @@ final class TapeDecoder: Decoder {
         if T.self == JSON.self {
             return identical(JSON(storage: storage, entry: entry), as: T.self)
         }
-        if storage.tag(entry) == .array {
-            if let scalars = T.self as? any TapeScalarArray.Type {
-                return try decodeScalars(scalars, at: entry, as: T.self)
-            }
-            if let array = T.self as? any TapeArray.Type {
-                return try decodeElements(array, at: entry, depth: depth, as: T.self)
-            }
-        }
-        if keyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type {
+        switch (storage.tag(entry), kind(of: T.self)) {
+        case (.array, .scalarArray(let scalars)):
+            return try decodeScalars(scalars, at: entry, as: T.self)
+        case (.array, .array(let array)):
+            return try decodeElements(array, at: entry, depth: depth, as: T.self)
+        case (.object, .dictionary(let dictionary)):
             return try decodeDictionary(dictionary, at: entry, depth: depth, as: T.self)
+        default:
+            return try withPosition(entry, depth: depth) { try T(from: self) }
         }
-        return try withPosition(entry, depth: depth) { try T(from: self) }
+    }
+
+    /// How ``decode(_:at:depth:)`` reads a type: through its `init(from:)`, or straight from the tape as an array
+    /// or a dictionary keyed by strings.
+    enum TypeKind {
+        case plain
+        case scalarArray(any TapeScalarArray.Type)
+        case array(any TapeArray.Type)
+        case dictionary(any StringKeyedDictionary.Type)
+    }
+
+    /// The number of types ``kinds`` remembers, a power of two.
+    static let kindCacheSize = 16
+
+    /// The kind of a type, from ``kinds`` when the type was met before in this decode.
+    ///
+    /// Finding it out takes up to three casts to a protocol, each a search of the runtime's conformance cache; a
+    /// model decoded a thousand times in an array would make them a thousand times. The table is indexed by bits
+    /// of the type's metadata address, one type a slot, the last one met winning.
+    @inline(__always)
+    private func kind<T>(of type: T.Type) -> TypeKind {
+        let identifier = ObjectIdentifier(type)
+        let bits = UInt(bitPattern: identifier)
+        let slot = Int(truncatingIfNeeded: (bits &>> 4) ^ (bits &>> 9)) & (Self.kindCacheSize &- 1)
+        if kinds[slot].type == identifier {
+            return kinds[slot].kind
+        }
+        let kind: TypeKind
+        if let scalars = type as? any TapeScalarArray.Type {
+            kind = .scalarArray(scalars)
+        } else if let array = type as? any TapeArray.Type {
+            kind = .array(array)
+        } else if let dictionary = type as? any StringKeyedDictionary.Type {
+            kind = .dictionary(dictionary)
+        } else {
+            kind = .plain
+        }
+        kinds[slot] = (identifier, kind)
+        return kind
     }
 
     /// The array `T` decoded as an array of scalars, `A` being `T` itself, opened from an existential.
