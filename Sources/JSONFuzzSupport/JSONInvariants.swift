@@ -23,8 +23,15 @@ public enum JSONInvariants {
             guard rewritten == document else {
                 return "a document does not survive writing and parsing again: \(document.jsonText)"
             }
-            // Read every value, as a decoder would.
+            // Read every value, as a decoder would, and through the decoder's paths for dictionaries keyed by
+            // strings and arrays, with and without a key decoding strategy.
             _ = try? JSONDocumentDecoder().decode(JSON.self, from: document)
+            for decoder in [JSONDocumentDecoder(), JSONDocumentDecoder(keyDecodingStrategy: .convertFromSnakeCase)] {
+                _ = try? decoder.decode([String: JSON].self, from: document)
+                _ = try? decoder.decode([String: [String: String]].self, from: document)
+                _ = try? decoder.decode([[String: Int]].self, from: document)
+                _ = try? decoder.decode([String: [Double]].self, from: document)
+            }
             _ = document.description
         } catch {
             guard error.offset >= 0, error.offset <= data.count, error.line >= 1, error.column >= 1 else {
