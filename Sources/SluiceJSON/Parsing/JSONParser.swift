@@ -13,13 +13,16 @@ struct JSONParser {
     private var entries = 0
     private var position = 0
 
-    private init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int) {
+    /// A parser over `count` bytes with the padding after them, and a tape for `entryBound` entries.
+    ///
+    /// The tape is sized once, from a count of the bytes that can start or end an entry (see
+    /// ``entryBound(copying:to:count:)``), so that it never grows while the document is parsed: a doubling tape
+    /// peaks at three times its final size while the old one is copied.
+    private init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, entryBound: Int) {
         self.bytes = bytes
         self.count = count
         self.maximumDepth = maximumDepth
-        // Sized once, from a count of the bytes that can start or end an entry, so that the tape never grows while
-        // the document is parsed (a doubling tape peaks at three times its final size while the old one is copied).
-        (self.tape, self.tapeCapacity) = JSONParser.allocateTape(capacity: JSONParser.entryBound(bytes, count: count))
+        (self.tape, self.tapeCapacity) = JSONParser.allocateTape(capacity: entryBound)
     }
 
     /// An upper bound on the number of entries the parser can append for a document, valid or not.
@@ -27,12 +30,15 @@ struct JSONParser {
     /// A string entry takes two quotes; a container entry, its opening bracket; a number or a literal is followed by
     /// a comma or a closing bracket, except the last value of the document; each of these bytes is counted once, so
     /// `quotes / 2 + structural + 1` bounds the entries. Bytes inside strings are counted too, which only loosens
-    /// the bound: ``shrinkTape()`` returns the unused end of the tape. Sixteen bytes are compared at a time.
-    static func entryBound(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+    /// the bound: ``shrinkTape()`` returns the unused end of the tape. Sixteen bytes are compared at a time, and
+    /// copied to `copy` in the same pass, so that the document is read once before it is parsed.
+    static func entryBound(copying bytes: UnsafePointer<UInt8>, to copy: UnsafeMutablePointer<UInt8>, count: Int) -> Int
+    {
         // Each byte adds 1 for a quote and 2 for a comma or bracket to a lane, so 127 blocks fit a byte lane.
         var twice = 0
         var index = 0
         let raw = UnsafeRawPointer(bytes)
+        let destination = UnsafeMutableRawPointer(copy)
         let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
         let comma = SIMD16<UInt8>(repeating: UInt8(ascii: ","))
         let openBracket = SIMD16<UInt8>(repeating: UInt8(ascii: "{"))
@@ -43,6 +49,7 @@ struct JSONParser {
             let end = min(count &- 15, index &+ 127 &* 16)
             while index < end {
                 let block = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                destination.storeBytes(of: block, toByteOffset: index, as: SIMD16<UInt8>.self)
                 // '[' and ']' are '{' and '}' without bit 5.
                 let folded = block | caseBit
                 let structural = (folded .== openBracket) .| (folded .== closeBracket) .| (block .== comma)
@@ -56,6 +63,7 @@ struct JSONParser {
         }
         while index < count {
             let byte = bytes[index]
+            copy[index] = byte
             if byte == UInt8(ascii: "\"") {
                 twice &+= 1
             } else if byte == UInt8(ascii: ",") || byte | 0x20 == UInt8(ascii: "{") || byte | 0x20 == UInt8(ascii: "}")
@@ -115,11 +123,12 @@ struct JSONParser {
         }
         let (memory, copySize) = JSONBufferRecycler.allocate(input.count + JSONStorage.padding)
         let copy = memory.bindMemory(to: UInt8.self, capacity: copySize)
-        if let base = input.baseAddress {
-            copy.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: input.count)
-        }
+        let bound =
+            input.baseAddress.map {
+                entryBound(copying: $0.assumingMemoryBound(to: UInt8.self), to: copy, count: input.count)
+            } ?? 2
         (copy + input.count).initialize(repeating: 0, count: JSONStorage.padding)
-        var parser = JSONParser(bytes: copy, count: input.count, maximumDepth: maximumDepth)
+        var parser = JSONParser(bytes: copy, count: input.count, maximumDepth: maximumDepth, entryBound: bound)
         do {
             try parser.parseDocument()
         } catch {
@@ -159,7 +168,7 @@ struct JSONParser {
 
     /// Doubles the tape.
     ///
-    /// ``entryBound(_:count:)`` makes this unreachable; it stays as the safe answer should the
+    /// ``entryBound(copying:to:count:)`` makes this unreachable; it stays as the safe answer should the
     /// bound ever be wrong.
     private mutating func grow() {
         guard let bigger = realloc(tape, tapeCapacity &* 2 &* JSONParser.entryBytes) else {
