@@ -105,6 +105,29 @@ import Testing
         #expect(try sluice.get().innerValue.path == foundation.get().innerValue.path)
     }
 
+    struct MapHolder: Decodable {
+        let theMap: [String: Int]
+    }
+
+    struct ProbeMapHolder: Decodable {
+        let theMap: [String: PathProbe]
+    }
+
+    /// A key decoding strategy does not apply to a dictionary's keys, and the coding paths through one hold its keys
+    /// as written, in an error and in `decoder.codingPath` alike.
+    @Test func codingPathsThroughADictionaryUnderSnakeCaseHoldItsKeysAsWritten() throws {
+        let (sluice, foundation) = Self.both(MapHolder.self, #"{"the_map": {"a_b": 1, "c_d": "x"}}"#, snakeCase: true)
+        let paths = [sluice, foundation].map { result -> [String] in
+            guard case .failure(DecodingError.typeMismatch(_, let context)) = result else { return [] }
+            return context.codingPath.map(\.stringValue)
+        }
+        #expect(paths[1] == ["theMap", "c_d"])
+        #expect(paths[0] == paths[1])
+        let probed = Self.both(ProbeMapHolder.self, #"{"the_map": {"a_b": {}}}"#, snakeCase: true)
+        #expect(try probed.foundation.get().theMap["a_b"]?.path == ["theMap", "a_b"])
+        #expect(try probed.sluice.get().theMap["a_b"]?.path == probed.foundation.get().theMap["a_b"]?.path)
+    }
+
     // MARK: - Super decoders
 
     /// A subclass-style model that reads its superclass's part with `superDecoder()` and a named part with

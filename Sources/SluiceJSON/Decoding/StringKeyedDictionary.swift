@@ -15,6 +15,15 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         }
         var result: [String: Value] = [:]
         result.reserveCapacity(storage.containerCount(entry))
+        // Coding paths through this object hold its keys as written, as Foundation's do, not converted.
+        if decoder.keyConversion {
+            decoder.dictionaryObjects.append(entry)
+        }
+        defer {
+            if decoder.keyConversion {
+                decoder.dictionaryObjects.removeLast()
+            }
+        }
         var keyEntry = entry + 1
         let end = storage.next(entry)
         while keyEntry < end {

@@ -105,6 +105,7 @@ extension TapeDecoder {
     func detached(at entry: Int) -> TapeDecoder {
         let decoder = TapeDecoder(storage: storage, root: root, options: options)
         decoder.entry = entry
+        decoder.dictionaryObjects = dictionaryObjects
         return decoder
     }
 }

@@ -31,6 +31,9 @@ final class TapeDecoder: Decoder {
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.
     let keyConversion: Bool
+    /// The objects being decoded as `[String: V]` under a key decoding strategy, innermost last: ``path(to:)``
+    /// holds their keys as written.
+    var dictionaryObjects: [Int] = []
     /// The coding path of ``root`` when it is not the document's root: that of a missing key, for a decoder on
     /// `null` that `superDecoder(forKey:)` hands out.
     var pathPrefix: [any CodingKey] = []
@@ -414,8 +417,11 @@ final class TapeDecoder: Decoder {
                     child = storage.next(child + 1)
                 }
                 // The key the model asked for, as Foundation's paths hold it: under a key decoding strategy, the
-                // converted key (`userId`), not the one in the document (`user_id`).
-                let key = keyConversion ? convertedKey(at: child, in: current) : storage.string(at: child)
+                // converted key (`userId`), not the one in the document (`user_id`); but a dictionary's key as
+                // written, since the strategy does not apply to it.
+                let key =
+                    keyConversion && !dictionaryObjects.contains(current)
+                    ? convertedKey(at: child, in: current) : storage.string(at: child)
                 path.append(JSONPathKey(stringValue: key))
                 current = child + 1
                 if target == child {
