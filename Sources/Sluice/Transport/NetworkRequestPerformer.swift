@@ -13,7 +13,9 @@
 ///
 /// The request's `timeoutInterval` is enforced by the performer itself, the same way on every platform, as an
 /// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
-/// arriving (the client reports ``SluiceError/Code/timedOut``). On a given session, whose delegate the performer
+/// arriving (the client reports ``SluiceError/Code/timedOut``). A request left at `URLRequest`'s default of 60 s
+/// gets the session's `timeoutIntervalForRequest` instead, as URLSession gives it (a request set to 60 s
+/// explicitly cannot be told from one left at the default, and gets the session's too). On a given session, whose delegate the performer
 /// does not see, the time counts from the start of the request instead. A value of zero or less, NaN, infinity, or
 /// one longer than a timer can count (`Int64.max` nanoseconds, about 292 years) disables it. On Linux, URLSession
 /// is handed the request without that timeout: FoundationNetworking reads it in whole seconds (0.5 s as no time at
@@ -36,6 +38,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// The session's cookie storage, when the session sends stored cookies; read once, since the session's
     /// configuration is a copy each time it is asked for.
     private let cookieStorage: HTTPCookieStorage?
+    /// The session's `timeoutIntervalForRequest`, for requests left at `URLRequest`'s default timeout.
+    private let sessionTimeout: TimeInterval
 
     /// Creates a performer with its own session.
     ///
@@ -56,6 +60,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
         self.ownsSession = true
         self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        self.sessionTimeout = configuration.timeoutIntervalForRequest
     }
 
     /// Creates a performer that sends requests with a session of yours, leaving its delegate in place.
@@ -75,6 +80,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.ownsSession = false
         let configuration = session.configuration
         self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        self.sessionTimeout = configuration.timeoutIntervalForRequest
     }
 
     /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting
@@ -95,7 +101,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
-        let timeout = request.timeoutInterval
+        let timeout = idleTimeout(of: request)
         let request = request.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: request)
         let tasks = self.tasks
@@ -116,6 +122,12 @@ public final class NetworkRequestPerformer: RequestPerformer {
         return try await run(task, timeout: timeout) { continuation in
             tasks.start(task.taskIdentifier, continuation: continuation, limit: limit, upload: upload)
         }
+    }
+
+    /// The idle timeout the performer enforces for a request: its own, or the session's when it is left at
+    /// `URLRequest`'s default, which is how URLSession reads a request that does not set one.
+    private func idleTimeout(of request: URLRequest) -> TimeInterval {
+        request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
     }
 
     /// Runs a task: registers it in the task table with `register`, which says whether to start it (not when it
@@ -172,7 +184,7 @@ extension NetworkRequestPerformer {
             return StreamedHTTPResponse(try await perform(request))
         }
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
-        let timeout = request.timeoutInterval
+        let timeout = idleTimeout(of: request)
         let request = request.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: request)
         let tasks = self.tasks
@@ -224,6 +236,9 @@ extension URLRequest {
         return self
         #endif
     }
+
+    /// The timeout of a request that does not set one: 60 s.
+    static let defaultTimeoutInterval = URLRequest(url: URL(fileURLWithPath: "/")).timeoutInterval
 
     /// The timeout FoundationNetworking's own timer is given: about 31.7 years, longer than any the performer
     /// enforces, and small enough that it counts it in milliseconds and nanoseconds without overflow.

@@ -209,6 +209,31 @@ import Testing
         #expect(elapsed < .seconds(15))
     }
 
+    /// A request left at `URLRequest`'s default timeout gets the session's `timeoutIntervalForRequest`, as URLSession
+    /// gives it, on a session of the performer's own and on a given one; a request that sets its own keeps it.
+    @Test(arguments: [false, true])
+    func aRequestWithoutATimeoutOfItsOwnGetsTheSessions(givenSession: Bool) async throws {
+        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 0.2
+        let performer =
+            givenSession
+            ? NetworkRequestPerformer(session: URLSession(configuration: configuration))
+            : NetworkRequestPerformer(configuration: configuration)
+        for (timeout, named) in [(nil, "200.00ms"), (0.3, "300.00ms")] as [(TimeInterval?, String)] {
+            var request = URLRequest(url: server.url("/slow"))
+            if let timeout {
+                request.timeoutInterval = timeout
+            }
+            let start = ContinuousClock.now
+            let error = try await #require(throws: URLError.self) { try await performer.perform(request) }
+            #expect(error.code == .timedOut)
+            #expect(error.localizedDescription.contains(named), "\(error.localizedDescription)")
+            #expect(ContinuousClock.now - start < .seconds(15))
+        }
+        #expect(performer.requestsInFlight == 0)
+    }
+
     @Test(arguments: TransportKind.allCases, [TimeInterval.greatestFiniteMagnitude, .infinity, 1e10, 0, -1, .nan])
     func sendsWithoutATimeoutWhenItIsOutOfRange(_ kind: TransportKind, _ timeout: TimeInterval) async throws {
         let performer = kind.makePerformer()
