@@ -159,10 +159,10 @@ struct JSONParser {
         if entries == tapeCapacity {
             grow()
         }
-        let base = 3 &* entries
-        tape[base] = UInt32(truncatingIfNeeded: offset)
-        tape[base &+ 1] = UInt32(tag.rawValue) &<< 29 | UInt32(flags) &<< 24
-        tape[base &+ 2] = UInt32(truncatingIfNeeded: word2)
+        tape[JSONStorage.word(0, of: entries)] = UInt32(truncatingIfNeeded: offset)
+        tape[JSONStorage.word(1, of: entries)] =
+            UInt32(tag.rawValue) &<< JSONStorage.tagShift | UInt32(flags) &<< JSONStorage.flagsShift
+        tape[JSONStorage.word(2, of: entries)] = UInt32(truncatingIfNeeded: word2)
         entries &+= 1
     }
 
@@ -330,13 +330,13 @@ struct JSONParser {
                     }
                     return
                 }
-                let word1 = tape[3 &* top &+ 1]
+                let word1 = tape[JSONStorage.word(1, of: top)]
                 if word1 & JSONStorage.countOverflow != JSONStorage.countOverflow {
-                    tape[3 &* top &+ 1] = word1 &+ 1
+                    tape[JSONStorage.word(1, of: top)] = word1 &+ 1
                 }
                 skipWhitespace()
                 let byte = bytes[position]
-                let isObject = word1 &>> 29 == UInt32(JSONStorage.Tag.object.rawValue)
+                let isObject = word1 &>> JSONStorage.tagShift == UInt32(JSONStorage.Tag.object.rawValue)
                 if byte == UInt8(ascii: ",") {
                     position &+= 1
                     skipWhitespace()
@@ -360,8 +360,8 @@ struct JSONParser {
     /// - Returns: The entry of the container's parent, or -1.
     @inline(__always)
     private mutating func close(_ entry: Int) -> Int {
-        let parent = Int(truncatingIfNeeded: tape[3 &* entry &+ 2]) &- 1
-        tape[3 &* entry &+ 2] = UInt32(truncatingIfNeeded: entries)
+        let parent = Int(truncatingIfNeeded: tape[JSONStorage.word(2, of: entry)]) &- 1
+        tape[JSONStorage.word(2, of: entry)] = UInt32(truncatingIfNeeded: entries)
         return parent
     }
 

@@ -35,8 +35,19 @@ final class JSONStorage: @unchecked Sendable {
     /// The largest document the tape can index: offsets and lengths are 32-bit, and the padding follows the bytes.
     static let maximumByteCount = Int(UInt32.max) - padding
 
-    /// Words a tape entry takes.
+    /// Words a tape entry takes: its offset in the bytes; its tag, flags and element count; its length or the entry
+    /// after it.
     static let entryWords = 3
+
+    /// Where in a tape word `word` (0, 1 or 2) of an entry is.
+    @inline(__always)
+    static func word(_ word: Int, of entry: Int) -> Int {
+        entryWords &* entry &+ word
+    }
+
+    /// The shifts of an entry's tag (3 bits) and flags (5 bits) in its word 1, above its 24-bit element count.
+    static let tagShift: UInt32 = 29
+    static let flagsShift: UInt32 = 24
 
     /// The element count stored for a container whose count does not fit in 24 bits; see ``containerCount(_:)``.
     static let countOverflow: UInt32 = 0xFF_FFFF
@@ -89,23 +100,23 @@ final class JSONStorage: @unchecked Sendable {
     @inline(__always)
     func tag(_ entry: Int) -> Tag {
         // Every entry is written by the parser with a valid tag.
-        Tag(rawValue: UInt8(truncatingIfNeeded: tape[3 &* entry &+ 1] &>> 29)) ?? .null
+        Tag(rawValue: UInt8(truncatingIfNeeded: tape[JSONStorage.word(1, of: entry)] &>> JSONStorage.tagShift)) ?? .null
     }
 
     @inline(__always)
     func flags(_ entry: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: tape[3 &* entry &+ 1] &>> 24) & 0x1F
+        UInt8(truncatingIfNeeded: tape[JSONStorage.word(1, of: entry)] &>> JSONStorage.flagsShift) & 0x1F
     }
 
     @inline(__always)
     func offset(_ entry: Int) -> Int {
-        Int(truncatingIfNeeded: tape[3 &* entry])
+        Int(truncatingIfNeeded: tape[JSONStorage.word(0, of: entry)])
     }
 
     /// The length in bytes of a string or number entry.
     @inline(__always)
     func length(_ entry: Int) -> Int {
-        Int(truncatingIfNeeded: tape[3 &* entry &+ 2])
+        Int(truncatingIfNeeded: tape[JSONStorage.word(2, of: entry)])
     }
 
     /// The element count of an array or member count of an object.
@@ -114,7 +125,7 @@ final class JSONStorage: @unchecked Sendable {
     /// that large amortizes.
     @inline(__always)
     func containerCount(_ entry: Int) -> Int {
-        let stored = tape[3 &* entry &+ 1] & JSONStorage.countOverflow
+        let stored = tape[JSONStorage.word(1, of: entry)] & JSONStorage.countOverflow
         guard stored == JSONStorage.countOverflow else { return Int(truncatingIfNeeded: stored) }
         return countChildren(entry)
     }
@@ -133,9 +144,9 @@ final class JSONStorage: @unchecked Sendable {
     /// The index of the entry after a value and all its descendants.
     @inline(__always)
     func next(_ entry: Int) -> Int {
-        let tag = tape[3 &* entry &+ 1] &>> 29
+        let tag = tape[JSONStorage.word(1, of: entry)] &>> JSONStorage.tagShift
         if tag >= UInt32(Tag.array.rawValue) {
-            return Int(truncatingIfNeeded: tape[3 &* entry &+ 2])
+            return Int(truncatingIfNeeded: tape[JSONStorage.word(2, of: entry)])
         }
         return entry &+ 1
     }
