@@ -209,6 +209,28 @@ import Testing
         #expect(elapsed < .seconds(15))
     }
 
+    /// What URLSession is handed: on Linux, where FoundationNetworking arms a timer of `Int(timeoutInterval)` whole
+    /// seconds (0.5 s as none at all, 1.5 s as 1 s, infinity or NaN stopping the process), a request whose timeout its
+    /// arithmetic carries, the performer enforcing the one given; elsewhere the request as it is.
+    @Test func handsURLSessionARequestItsTimerCannotMisread() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [TimeoutRecordingProtocol.self]
+        let performer = NetworkRequestPerformer(configuration: configuration)
+        for timeout in [0.5, 1.5, 0, -1, .infinity] as [TimeInterval] {
+            let url = try #require(URL(string: "http://timeout.test/\(timeout)"))
+            var request = URLRequest(url: url)
+            request.timeoutInterval = timeout
+            let response = try await performer.perform(request)
+            #expect(response.status == .ok)
+            let handed = try #require(TimeoutRecordingProtocol.handed(for: url))
+            #if canImport(FoundationNetworking)
+            #expect(handed == 1e9, "\(timeout) s")
+            #else
+            #expect(handed == timeout, "\(timeout) s")
+            #endif
+        }
+    }
+
     /// A request left at `URLRequest`'s default timeout gets the session's `timeoutIntervalForRequest`, as URLSession
     /// gives it, on a session of the performer's own and on a given one; a request that sets its own keeps it.
     @Test(arguments: [false, true])
@@ -245,13 +267,13 @@ import Testing
 
     /// A timeout set on the request, as the request builder sets it, holds as given while the response takes its time.
     ///
-    /// Timeouts of 0.9 s and 1.9 s are not cut to whole seconds, and zero, negative, infinite or NaN ones mean none.
-    /// (URLSession on Linux reads the property in whole seconds, failing the first at once and the second after 1 s,
-    /// and stops the process on infinity or NaN.) Each response comes 0.8 s inside its timeout, room for the stalls
-    /// of a loaded machine.
+    /// Zero, negative, infinite or NaN ones mean none (URLSession on Linux fails the first two at once and stops the
+    /// process on the others), and a fractional one is not cut to whole seconds (see
+    /// `handsURLSessionARequestItsTimerCannotMisread`, which checks it without depending on how late a loaded machine
+    /// delivers a response).
     @Test(
         arguments: TransportKind.allCases,
-        [(0.9, 100), (1.9, 1_100), (0, 150), (-1, 150), (.infinity, 150), (.nan, 150), (.greatestFiniteMagnitude, 150)]
+        [(30.5, 150), (0, 150), (-1, 150), (.infinity, 150), (.nan, 150), (.greatestFiniteMagnitude, 150)]
             as [(TimeInterval, Int)]
     )
     func holdsATimeoutSetOnTheRequestAsGiven(_ kind: TransportKind, _ timing: (TimeInterval, Int)) async throws {
@@ -408,4 +430,33 @@ struct Raw: Request {
     func build() throws -> URLRequest {
         URLRequest(url: url, timeoutInterval: timeout)
     }
+}
+
+/// Answers every request at once with an empty 200, noting the `timeoutInterval` of the request URLSession loads.
+final class TimeoutRecordingProtocol: URLProtocol, @unchecked Sendable {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var timeouts: [URL: TimeInterval] = [:]
+
+    /// The timeout of the request loaded for a URL.
+    static func handed(for url: URL) -> TimeInterval? {
+        lock.withLock { timeouts[url] }
+    }
+
+    override class func canInit(with request: URLRequest) -> Bool { true }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        guard let url = request.url,
+            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])
+        else {
+            client?.urlProtocol(self, didFailWithError: URLError(.badURL))
+            return
+        }
+        Self.lock.withLock { Self.timeouts[url] = request.timeoutInterval }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    override func stopLoading() {}
 }
