@@ -100,10 +100,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let upload = NetworkRequestPerformer.uploadProgress(of: request)
-        let timeout = idleTimeout(of: request)
-        let request = request.framedForURLSession.timedByThePerformer
-        noteStoredCookies(for: request)
+        let (request, timeout, upload) = prepare(request)
         let tasks = self.tasks
         let task: URLSessionDataTask
         if ownsSession {
@@ -124,10 +121,20 @@ public final class NetworkRequestPerformer: RequestPerformer {
         }
     }
 
-    /// The idle timeout the performer enforces for a request: its own, or the session's when it is left at
-    /// `URLRequest`'s default, which is how URLSession reads a request that does not set one.
-    private func idleTimeout(of request: URLRequest) -> TimeInterval {
-        request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
+    /// A request as URLSession is handed it (framed, and timed by the performer), with the idle timeout the
+    /// performer enforces and who wants its upload progress; the cookies URLSession will add are noted.
+    ///
+    /// The idle timeout is the request's own, or the session's when it is left at `URLRequest`'s default, which is
+    /// how URLSession reads a request that does not set one.
+    private func prepare(
+        _ request: URLRequest
+    ) -> (request: URLRequest, timeout: TimeInterval, upload: (reporter: UploadProgressReporter, expected: Int64?)?) {
+        let upload = NetworkRequestPerformer.uploadProgress(of: request)
+        let timeout =
+            request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
+        let sent = request.framedForURLSession.timedByThePerformer
+        noteStoredCookies(for: sent)
+        return (sent, timeout, upload)
     }
 
     /// Runs a task: registers it in the task table with `register`, which says whether to start it (not when it
@@ -183,10 +190,7 @@ extension NetworkRequestPerformer {
         guard ownsSession else {
             return StreamedHTTPResponse(try await perform(request))
         }
-        let upload = NetworkRequestPerformer.uploadProgress(of: request)
-        let timeout = idleTimeout(of: request)
-        let request = request.framedForURLSession.timedByThePerformer
-        noteStoredCookies(for: request)
+        let (request, timeout, upload) = prepare(request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)
         let limit = streamBufferLimit

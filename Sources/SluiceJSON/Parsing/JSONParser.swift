@@ -123,10 +123,9 @@ struct JSONParser {
         }
         let (memory, copySize) = JSONBufferRecycler.allocate(input.count + JSONStorage.padding)
         let copy = memory.bindMemory(to: UInt8.self, capacity: copySize)
-        let bound =
-            input.baseAddress.map {
-                entryBound(copying: $0.assumingMemoryBound(to: UInt8.self), to: copy, count: input.count)
-            } ?? 2
+        // An empty input may have no address; nothing is read from it then.
+        let source = input.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(copy)
+        let bound = entryBound(copying: source, to: copy, count: input.count)
         (copy + input.count).initialize(repeating: 0, count: JSONStorage.padding)
         var parser = JSONParser(bytes: copy, count: input.count, maximumDepth: maximumDepth, entryBound: bound)
         do {

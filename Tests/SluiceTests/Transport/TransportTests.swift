@@ -433,13 +433,12 @@ struct Raw: Request {
 }
 
 /// Answers every request at once with an empty 200, noting the `timeoutInterval` of the request URLSession loads.
-final class TimeoutRecordingProtocol: URLProtocol, @unchecked Sendable {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var timeouts: [URL: TimeInterval] = [:]
+final class TimeoutRecordingProtocol: URLProtocol {
+    private static let timeouts = Locked<[URL: TimeInterval]>([:])
 
     /// The timeout of the request loaded for a URL.
     static func handed(for url: URL) -> TimeInterval? {
-        lock.withLock { timeouts[url] }
+        timeouts.withLock { $0[url] }
     }
 
     override class func canInit(with request: URLRequest) -> Bool { true }
@@ -453,7 +452,7 @@ final class TimeoutRecordingProtocol: URLProtocol, @unchecked Sendable {
             client?.urlProtocol(self, didFailWithError: URLError(.badURL))
             return
         }
-        Self.lock.withLock { Self.timeouts[url] = request.timeoutInterval }
+        Self.timeouts.withLock { $0[url] = request.timeoutInterval }
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocolDidFinishLoading(self)
     }
