@@ -433,6 +433,44 @@ import Testing
         #expect(try decoder.decode(Probe.self, from: Data("{}".utf8)).flag)
     }
 
+    @Test func anArrayThatFailsPartWayReleasesTheElementsItHadDecoded() throws {
+        // Elements are decoded into the array's storage in place; those decoded before the failure must be released
+        // once each, and none after it touched.
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var alive = 0
+            var made = 0
+            func change(_ delta: Int) {
+                lock.withLock {
+                    alive += delta
+                    made += max(delta, 0)
+                }
+            }
+        }
+        final class Counted: Decodable {
+            let tally: Tally
+            let value: Int
+            init(from decoder: any Decoder) throws {
+                tally = decoder.userInfo[CodingUserInfoKey(rawValue: "tally")!] as! Tally
+                value = try decoder.singleValueContainer().decode(Int.self)
+                tally.change(1)
+            }
+            deinit { tally.change(-1) }
+        }
+        let tally = Tally()
+        let decoder = JSONDocumentDecoder(userInfo: [CodingUserInfoKey(rawValue: "tally")!: tally])
+        let error = #expect(throws: DecodingError.self) {
+            try decoder.decode([Counted].self, from: Data(#"[1, 2, 3, "four", 5]"#.utf8))
+        }
+        let message = String(describing: error)
+        #expect(message.contains("Path: [3]") && message.contains(#"found string "four""#))
+        #expect(tally.made == 3)
+        #expect(tally.alive == 0)
+        let decoded = try decoder.decode([Counted].self, from: Data("[1, 2, 3]".utf8))
+        #expect(decoded.map(\.value) == [1, 2, 3])
+        #expect(tally.alive == 3)
+    }
+
     @Test func decodesFromAValueInsideADocument() throws {
         let document = try JSON(parsing: #"{"data": {"user": {"id": 3, "name": "x"}}}"#)
         struct Small: Decodable {

@@ -1,6 +1,27 @@
 /// The scalar types the decoder reads straight from a tape entry.
 protocol TapeScalar {
     static func read(from decoder: TapeDecoder, at entry: Int) throws -> Self
+    /// An array of the type read from a tape entry.
+    ///
+    /// A requirement, with the default implementation below, so that each scalar type's witness is the array code
+    /// specialized for it: the same code reached generically through `Array` fetches the metadata of
+    /// `[Element]`'s storage from the runtime's cache for every array decoded.
+    static func readArray(from decoder: TapeDecoder, at entry: Int) throws -> [Self]
+}
+
+extension TapeScalar {
+    static func readArray(from decoder: TapeDecoder, at entry: Int) throws -> [Self] {
+        let storage = decoder.storage
+        let count = storage.containerCount(entry)
+        var result: [Self] = []
+        result.reserveCapacity(count)
+        var element = entry + 1
+        for _ in 0..<count {
+            result.append(try read(from: decoder, at: element))
+            element = storage.next(element)
+        }
+        return result
+    }
 }
 
 extension Bool: TapeScalar {
@@ -60,16 +81,7 @@ protocol TapeScalarArray {
 
 extension Array: TapeScalarArray where Element: TapeScalar {
     static func decodeScalars(from decoder: TapeDecoder, at entry: Int) throws -> [Element] {
-        let storage = decoder.storage
-        let count = storage.containerCount(entry)
-        var result: [Element] = []
-        result.reserveCapacity(count)
-        var element = entry + 1
-        for _ in 0..<count {
-            result.append(try Element.read(from: decoder, at: element))
-            element = storage.next(element)
-        }
-        return result
+        try Element.readArray(from: decoder, at: entry)
     }
 }
 
@@ -83,13 +95,18 @@ extension Array: TapeArray where Element: Decodable {
     static func decodeElements(from decoder: TapeDecoder, at entry: Int, depth: Int) throws -> [Element] {
         let storage = decoder.storage
         let count = storage.containerCount(entry)
-        var result: [Element] = []
-        result.reserveCapacity(count)
-        var element = entry + 1
-        for _ in 0..<count {
-            result.append(try decoder.decode(Element.self, at: element, depth: depth + 1))
-            element = storage.next(element)
+        // Each element is decoded into its place: this code is generic over `Element`, and `append` would copy it
+        // there through the type's value witnesses, and check the capacity, once more for each element.
+        return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var element = entry + 1
+            while initialized < count {
+                buffer.initializeElement(
+                    at: initialized,
+                    to: try decoder.decode(Element.self, at: element, depth: depth + 1)
+                )
+                initialized += 1
+                element = storage.next(element)
+            }
         }
-        return result
     }
 }
