@@ -13,8 +13,11 @@ import Testing
         var testDescription: String { name }
     }
 
-    static func reads<T: Decodable>(_ type: T.Type, _ text: String) -> @Sendable (any TopLevelDecoderOfData) -> Bool {
-        { decoder in (try? decoder.decodeValue(type, from: Data(text.utf8))) != nil }
+    static func reads<T: Decodable & SendableMetatype>(
+        _ type: T.Type,
+        _ text: String
+    ) -> @Sendable (any TopLevelDecoderOfData) -> Bool {
+        { decoder in (try? decoder.decodeValue(T.self, from: Data(text.utf8))) != nil }
     }
 
     static let rows: [Row] = [
