@@ -262,7 +262,9 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map { try decoder.decode(type, at: $0, depth: depth + 1) }
+        // Not `Optional.map`: with `T` unknown here, that runs the unspecialized `map` through `T`'s witnesses.
+        guard let entry = present(key) else { return nil }
+        return try decoder.decode(type, at: entry, depth: depth + 1)
     }
 
     // MARK: - Nested containers
