@@ -471,6 +471,101 @@ import Testing
         #expect(tally.alive == 3)
     }
 
+    @Test func decodesADocumentOfMoreTypesThanItsTableOfKindsHolds() throws {
+        // Forty `Tagged` types and forty arrays of them: eighty types, more than the decoder's table of the types it
+        // has met holds, so that the last ones met are looked up each time.
+        struct Tagged<Tag>: Decodable, Equatable {
+            var n: Int
+        }
+        enum Tag1 {}
+        enum Tag2 {}
+        enum Tag3 {}
+        enum Tag4 {}
+        enum Tag5 {}
+        enum Tag6 {}
+        enum Tag7 {}
+        enum Tag8 {}
+        enum Tag9 {}
+        enum Tag10 {}
+        enum Tag11 {}
+        enum Tag12 {}
+        enum Tag13 {}
+        enum Tag14 {}
+        enum Tag15 {}
+        enum Tag16 {}
+        enum Tag17 {}
+        enum Tag18 {}
+        enum Tag19 {}
+        enum Tag20 {}
+        enum Tag21 {}
+        enum Tag22 {}
+        enum Tag23 {}
+        enum Tag24 {}
+        enum Tag25 {}
+        enum Tag26 {}
+        enum Tag27 {}
+        enum Tag28 {}
+        enum Tag29 {}
+        enum Tag30 {}
+        enum Tag31 {}
+        enum Tag32 {}
+        enum Tag33 {}
+        enum Tag34 {}
+        enum Tag35 {}
+        enum Tag36 {}
+        enum Tag37 {}
+        enum Tag38 {}
+        enum Tag39 {}
+        enum Tag40 {}
+        struct ManyTypes: Decodable, Equatable {
+            var t1: [Tagged<Tag1>]
+            var t2: [Tagged<Tag2>]
+            var t3: [Tagged<Tag3>]
+            var t4: [Tagged<Tag4>]
+            var t5: [Tagged<Tag5>]
+            var t6: [Tagged<Tag6>]
+            var t7: [Tagged<Tag7>]
+            var t8: [Tagged<Tag8>]
+            var t9: [Tagged<Tag9>]
+            var t10: [Tagged<Tag10>]
+            var t11: [Tagged<Tag11>]
+            var t12: [Tagged<Tag12>]
+            var t13: [Tagged<Tag13>]
+            var t14: [Tagged<Tag14>]
+            var t15: [Tagged<Tag15>]
+            var t16: [Tagged<Tag16>]
+            var t17: [Tagged<Tag17>]
+            var t18: [Tagged<Tag18>]
+            var t19: [Tagged<Tag19>]
+            var t20: [Tagged<Tag20>]
+            var t21: [Tagged<Tag21>]
+            var t22: [Tagged<Tag22>]
+            var t23: [Tagged<Tag23>]
+            var t24: [Tagged<Tag24>]
+            var t25: [Tagged<Tag25>]
+            var t26: [Tagged<Tag26>]
+            var t27: [Tagged<Tag27>]
+            var t28: [Tagged<Tag28>]
+            var t29: [Tagged<Tag29>]
+            var t30: [Tagged<Tag30>]
+            var t31: [Tagged<Tag31>]
+            var t32: [Tagged<Tag32>]
+            var t33: [Tagged<Tag33>]
+            var t34: [Tagged<Tag34>]
+            var t35: [Tagged<Tag35>]
+            var t36: [Tagged<Tag36>]
+            var t37: [Tagged<Tag37>]
+            var t38: [Tagged<Tag38>]
+            var t39: [Tagged<Tag39>]
+            var t40: [Tagged<Tag40>]
+        }
+        let members = (1...40).map { #""t\#($0)":[{"n":\#($0)},{"n":-\#($0)}]"# }
+        let data = Data(("{" + members.joined(separator: ",") + "}").utf8)
+        let sluice = try JSONDocumentDecoder().decode(ManyTypes.self, from: data)
+        #expect(sluice == (try JSONDecoder().decode(ManyTypes.self, from: data)))
+        #expect(sluice.t40 == [Tagged(n: 40), Tagged(n: -40)])
+    }
+
     @Test func decodesFromAValueInsideADocument() throws {
         let document = try JSON(parsing: #"{"data": {"user": {"id": 3, "name": "x"}}}"#)
         struct Small: Decodable {

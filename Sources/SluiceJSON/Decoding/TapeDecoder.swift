@@ -15,7 +15,7 @@ final class TapeDecoder: Decoder {
     /// For each depth below ``hintDepth``: the object last searched at it (even lanes) and the key entry where its
     /// next key is expected (odd lanes), `2 * hintDepth` words.
     ///
-    /// Both tables are words in one allocation, with ``kinds``, written one word at a time. Held inline as SIMD
+    /// Both tables are words in one allocation, with ``kindTypes`` and ``kinds``, written one word at a time. Held inline as SIMD
     /// vectors, as they once were, every write loaded and stored the whole vector: a third of the time spent finding
     /// keys.
     let hints: UnsafeMutablePointer<Int>
@@ -23,10 +23,11 @@ final class TapeDecoder: Decoder {
     /// For each depth below ``hintDepth``: the object last checked for repeated keys at it, as its entry when its
     /// keys are distinct and as the entry's complement when it repeats one; see ``repeatsKeys(_:slot:)``.
     let checkedObjects: UnsafeMutablePointer<Int>
-    /// The kinds of the types met so far, by ``kind(of:)``.
-    let kinds: UnsafeMutablePointer<KindSlot>
-    /// A type met, and its kind.
-    typealias KindSlot = (type: ObjectIdentifier?, kind: TypeKind)
+    /// The types met so far, as the addresses of their metadata, for ``kind(of:)``: a table of ``kindCacheSize``
+    /// slots, 0 where empty, whose kinds are in ``kinds``.
+    let kindTypes: UnsafeMutablePointer<UInt>
+    /// The kinds of the types in ``kindTypes``, slot for slot; a slot's kind is initialized when its type is set.
+    let kinds: UnsafeMutablePointer<TypeKind>
     /// A buffer for converting keys under `.convertFromSnakeCase`.
     var scratch: [UInt8] = []
     /// Whether a key decoding strategy other than the default is set.
@@ -44,18 +45,20 @@ final class TapeDecoder: Decoder {
         self.entry = root
         self.options = options
         // The tables share one allocation: the words first, then the kinds.
-        let words = 3 &* TapeDecoder.hintDepth
+        let words = 3 &* TapeDecoder.hintDepth &+ TapeDecoder.kindCacheSize
         let wordBytes = words &* MemoryLayout<Int>.stride
         let tables = UnsafeMutableRawPointer.allocate(
-            byteCount: wordBytes &+ TapeDecoder.kindCacheSize &* MemoryLayout<KindSlot>.stride,
-            alignment: max(MemoryLayout<Int>.alignment, MemoryLayout<KindSlot>.alignment)
+            byteCount: wordBytes &+ TapeDecoder.kindCacheSize &* MemoryLayout<TypeKind>.stride,
+            alignment: max(MemoryLayout<Int>.alignment, MemoryLayout<TypeKind>.alignment)
         )
-        hints = tables.bindMemory(to: Int.self, capacity: words)
+        hints = tables.bindMemory(to: Int.self, capacity: 3 &* TapeDecoder.hintDepth)
         hints.initialize(repeating: -1, count: 2 &* TapeDecoder.hintDepth)
         checkedObjects = hints + 2 &* TapeDecoder.hintDepth
         checkedObjects.initialize(repeating: .min, count: TapeDecoder.hintDepth)
-        kinds = (tables + wordBytes).bindMemory(to: KindSlot.self, capacity: TapeDecoder.kindCacheSize)
-        kinds.initialize(repeating: (nil, .plain), count: TapeDecoder.kindCacheSize)
+        kindTypes = (tables + 3 &* TapeDecoder.hintDepth &* MemoryLayout<Int>.stride)
+            .bindMemory(to: UInt.self, capacity: TapeDecoder.kindCacheSize)
+        kindTypes.initialize(repeating: 0, count: TapeDecoder.kindCacheSize)
+        kinds = (tables + wordBytes).bindMemory(to: TypeKind.self, capacity: TapeDecoder.kindCacheSize)
         if case .useDefaultKeys = options.keyDecodingStrategy.kind {
             self.keyConversion = false
         } else {
@@ -64,7 +67,7 @@ final class TapeDecoder: Decoder {
     }
 
     deinit {
-        kinds.deinitialize(count: TapeDecoder.kindCacheSize)
+        // The kinds set are metatypes, which need no deinitialization.
         UnsafeMutableRawPointer(hints).deallocate()
     }
 
@@ -137,22 +140,45 @@ final class TapeDecoder: Decoder {
         case dictionary(any StringKeyedDictionary.Type)
     }
 
-    /// The number of types ``kinds`` remembers, a power of two.
-    static let kindCacheSize = 16
+    /// The number of types ``kindTypes`` remembers, a power of two: more than a decode usually meets.
+    static let kindCacheSize = 32
 
     /// The kind of a type, from ``kinds`` when the type was met before in this decode.
     ///
     /// Finding it out takes up to three casts to a protocol, each a search of the runtime's conformance cache; a
-    /// model decoded a thousand times in an array would make them a thousand times. The table is indexed by bits
-    /// of the type's metadata address, one type a slot, the last one met winning.
+    /// model decoded a thousand times in an array would make them a thousand times. The table is searched from a
+    /// hash of the type's metadata address to the type or an empty slot, and keeps each type met until it is full.
+    /// (A table of one type a slot, the last one met winning, let two types whose addresses shared a slot, such as
+    /// a user and its address in a list of users, evict each other at every element, in one process in ten.)
     @inline(__always)
     private func kind<T>(of type: T.Type) -> TypeKind {
-        let identifier = ObjectIdentifier(type)
-        let bits = UInt(bitPattern: identifier)
-        let slot = Int(truncatingIfNeeded: (bits &>> 4) ^ (bits &>> 9)) & (Self.kindCacheSize &- 1)
-        if kinds[slot].type == identifier {
-            return kinds[slot].kind
+        let identifier = UInt(bitPattern: ObjectIdentifier(type))
+        let mask = Self.kindCacheSize &- 1
+        var slot = Int(truncatingIfNeeded: (UInt64(identifier) &* 0x9E37_79B9_7F4A_7C15) &>> 32) & mask
+        var probes = 0
+        while true {
+            let found = kindTypes[slot]
+            if found == identifier {
+                return kinds[slot]
+            }
+            if found == 0 {
+                break
+            }
+            probes &+= 1
+            if probes == Self.kindCacheSize {
+                // Full: the kind is found out again each time.
+                return Self.findKind(of: type)
+            }
+            slot = (slot &+ 1) & mask
         }
+        let kind = Self.findKind(of: type)
+        kindTypes[slot] = identifier
+        (kinds + slot).initialize(to: kind)
+        return kind
+    }
+
+    /// The kind of a type, found by casting it to the protocols of each kind.
+    private static func findKind<T>(of type: T.Type) -> TypeKind {
         let kind: TypeKind
         if let scalars = type as? any TapeScalarArray.Type {
             kind = .scalarArray(scalars)
@@ -163,7 +189,6 @@ final class TapeDecoder: Decoder {
         } else {
             kind = .plain
         }
-        kinds[slot] = (identifier, kind)
         return kind
     }
 
