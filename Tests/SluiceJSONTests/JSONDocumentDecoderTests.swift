@@ -473,7 +473,8 @@ import Testing
 
     @Test func decodesADocumentOfMoreTypesThanItsTableOfKindsHolds() throws {
         // Forty `Tagged` types and forty arrays of them: eighty types, more than the decoder's table of the types it
-        // has met holds, so that the last ones met are looked up each time.
+        // has met holds, so that the last ones met are looked up each time. Those include a dictionary and an array
+        // of scalars, which the decoder reads its own way: as a model, the dictionary's keys would be converted.
         struct Tagged<Tag>: Decodable, Equatable {
             var n: Int
         }
@@ -558,12 +559,20 @@ import Testing
             var t38: [Tagged<Tag38>]
             var t39: [Tagged<Tag39>]
             var t40: [Tagged<Tag40>]
+            var lastMap: [String: Int]
+            var lastScalars: [Int]
         }
         let members = (1...40).map { #""t\#($0)":[{"n":\#($0)},{"n":-\#($0)}]"# }
-        let data = Data(("{" + members.joined(separator: ",") + "}").utf8)
-        let sluice = try JSONDocumentDecoder().decode(ManyTypes.self, from: data)
-        #expect(sluice == (try JSONDecoder().decode(ManyTypes.self, from: data)))
+        let last = #""last_map":{"a_b":1,"c_d":2},"last_scalars":[1,2,3]"#
+        let data = Data(("{" + members.joined(separator: ",") + "," + last + "}").utf8)
+        let sluice = try JSONDocumentDecoder(keyDecodingStrategy: .convertFromSnakeCase)
+            .decode(ManyTypes.self, from: data)
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(sluice == (try foundation.decode(ManyTypes.self, from: data)))
         #expect(sluice.t40 == [Tagged(n: 40), Tagged(n: -40)])
+        #expect(sluice.lastMap == ["a_b": 1, "c_d": 2])
+        #expect(sluice.lastScalars == [1, 2, 3])
     }
 
     @Test func decodesFromAValueInsideADocument() throws {

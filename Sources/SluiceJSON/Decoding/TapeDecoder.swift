@@ -15,9 +15,9 @@ final class TapeDecoder: Decoder {
     /// For each depth below ``hintDepth``: the object last searched at it (even lanes) and the key entry where its
     /// next key is expected (odd lanes), `2 * hintDepth` words.
     ///
-    /// Both tables are words in one allocation, with ``kindTypes`` and ``kinds``, written one word at a time. Held inline as SIMD
-    /// vectors, as they once were, every write loaded and stored the whole vector: a third of the time spent finding
-    /// keys.
+    /// Both tables are words, written one word at a time, in one allocation with ``kindTypes`` and ``kinds``. Held
+    /// inline as SIMD vectors, as they once were, every write loaded and stored the whole vector: a third of the time
+    /// spent finding keys.
     let hints: UnsafeMutablePointer<Int>
     static let hintDepth = 16
     /// For each depth below ``hintDepth``: the object last checked for repeated keys at it, as its entry when its
