@@ -436,39 +436,32 @@ import Testing
     @Test func anArrayThatFailsPartWayReleasesTheElementsItHadDecoded() throws {
         // Elements are decoded into the array's storage in place; those decoded before the failure must be released
         // once each, and none after it touched.
-        final class Tally: @unchecked Sendable {
-            let lock = NSLock()
-            var alive = 0
-            var made = 0
-            func change(_ delta: Int) {
-                lock.withLock {
-                    alive += delta
-                    made += max(delta, 0)
-                }
-            }
-        }
+        typealias Tally = Locked<(alive: Int, made: Int)>
         final class Counted: Decodable {
             let tally: Tally
             let value: Int
             init(from decoder: any Decoder) throws {
                 tally = decoder.userInfo[CodingUserInfoKey(rawValue: "tally")!] as! Tally
                 value = try decoder.singleValueContainer().decode(Int.self)
-                tally.change(1)
+                tally.withLock {
+                    $0.alive += 1
+                    $0.made += 1
+                }
             }
-            deinit { tally.change(-1) }
+            deinit { tally.withLock { $0.alive -= 1 } }
         }
-        let tally = Tally()
+        let tally = Tally((alive: 0, made: 0))
         let decoder = JSONDocumentDecoder(userInfo: [CodingUserInfoKey(rawValue: "tally")!: tally])
         let error = #expect(throws: DecodingError.self) {
             try decoder.decode([Counted].self, from: Data(#"[1, 2, 3, "four", 5]"#.utf8))
         }
         let message = String(describing: error)
         #expect(message.contains("Path: [3]") && message.contains(#"found string "four""#))
-        #expect(tally.made == 3)
-        #expect(tally.alive == 0)
+        #expect(tally.withLock { $0.made } == 3)
+        #expect(tally.withLock { $0.alive } == 0)
         let decoded = try decoder.decode([Counted].self, from: Data("[1, 2, 3]".utf8))
         #expect(decoded.map(\.value) == [1, 2, 3])
-        #expect(tally.alive == 3)
+        #expect(tally.withLock { $0.alive } == 3)
     }
 
     @Test func decodesADocumentOfMoreTypesThanItsTableOfKindsHolds() throws {

@@ -11,6 +11,8 @@ protocol TapeScalar {
 
 extension TapeScalar {
     static func readArray(from decoder: TapeDecoder, at entry: Int) throws -> [Self] {
+        // Appended, not made in place as `decodeElements` makes models: specialized for a scalar, `append` is
+        // inlined, and the same loop through `Array(unsafeUninitializedCapacity:)` decoded canada 15% slower.
         let storage = decoder.storage
         let count = storage.containerCount(entry)
         var result: [Self] = []
