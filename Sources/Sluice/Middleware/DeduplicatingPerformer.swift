@@ -47,13 +47,15 @@ public final class DeduplicatingPerformer: RequestPerformer {
             return try await base.perform(request)
         }
         let key = Key(method: method, url: request.url, headers: request.allHTTPHeaderFields ?? [:])
-        let (call, isNew) = inFlight.withLock { calls -> (SharedCall, Bool) in
-            if let call = calls[key], !call.isAbandoned {
-                return (call, false)
+        // A caller joins under the lock of the calls in flight, so that no call is abandoned between finding it and
+        // joining it.
+        let (call, caller, isNew) = inFlight.withLock { calls -> (SharedCall, Int, Bool) in
+            if let call = calls[key], let caller = call.join() {
+                return (call, caller, false)
             }
             let call = SharedCall(context: RequestContext(request: request))
             calls[key] = call
-            return (call, true)
+            return (call, SharedCall.firstCaller, true)
         }
         if isNew {
             let base = self.base
@@ -74,7 +76,7 @@ public final class DeduplicatingPerformer: RequestPerformer {
         }
         return try await RequestContext.withContext(for: request) { context in
             do {
-                let response = try await call.wait()
+                let response = try await call.wait(as: caller)
                 call.report(to: context)
                 return response
             } catch {
@@ -115,7 +117,10 @@ final class SharedCall: Sendable {
         var task: Task<HTTPResponse, any Error>?
         var waiters: [Int: CheckedContinuation<HTTPResponse, any Error>] = [:]
         var cancelledEarly: Set<Int> = []
-        var nextWaiter = 0
+        var nextWaiter = SharedCall.firstCaller
+        /// The callers that joined and have not left, waiting or about to wait, the first caller included: when the
+        /// last one leaves before the outcome, the call is abandoned and its task cancelled.
+        var callers = 1
         var outcome: Result<HTTPResponse, any Error>?
         var abandoned = false
     }
@@ -140,12 +145,32 @@ final class SharedCall: Sendable {
         }
     }
 
-    /// Whether every caller left before the call ended, so that it was cancelled and a new caller must start anew.
-    var isAbandoned: Bool { state.withLock { $0.abandoned } }
+    /// The number of the caller that makes the call, which joins it as it is made.
+    static let firstCaller = 1
+
+    /// Adds a caller to the call, unless every caller left before the call ended, so that it was cancelled and a new
+    /// caller must start anew.
+    ///
+    /// - Returns: The caller's number, for ``wait(as:)``, or `nil` when the call is abandoned.
+    func join() -> Int? {
+        state.withLock { state in
+            guard !state.abandoned else { return nil }
+            state.nextWaiter += 1
+            state.callers += 1
+            return state.nextWaiter
+        }
+    }
 
     /// Starts the call: when it ends, every waiter receives its outcome.
     func start(_ task: Task<HTTPResponse, any Error>) {
-        state.withLock { $0.task = task }
+        // Every caller may have left before the task was handed over: then nobody else would cancel it.
+        let abandoned = state.withLock { state in
+            state.task = task
+            return state.abandoned
+        }
+        if abandoned {
+            task.cancel()
+        }
         Task {
             let outcome = await task.result
             let waiters = self.state.withLock { state in
@@ -159,13 +184,17 @@ final class SharedCall: Sendable {
         }
     }
 
-    /// Waits for the call's outcome, or until the calling task is cancelled.
-    func wait() async throws -> HTTPResponse {
-        let id = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        return try await withTaskCancellationHandler {
+    /// Waits for the call's outcome, or until the calling task is cancelled, as a caller that made the call or that
+    /// ``join()`` added.
+    ///
+    /// A caller that is cancelled leaves with `CancellationError` at once, whether it waits already or not yet; the
+    /// last one to leave before the outcome cancels the call's task.
+    ///
+    /// - Parameter id: The caller's number: ``firstCaller``, or the one ``join()`` gave.
+    /// - Returns: The call's response.
+    /// - Throws: What the call threw, or `CancellationError` when the caller was cancelled.
+    func wait(as id: Int) async throws -> HTTPResponse {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let immediate = state.withLock { state -> Result<HTTPResponse, any Error>? in
                     if state.cancelledEarly.remove(id) != nil {
@@ -184,13 +213,14 @@ final class SharedCall: Sendable {
         } onCancel: {
             let (waiter, lastTask) = state.withLock {
                 state -> (CheckedContinuation<HTTPResponse, any Error>?, Task<HTTPResponse, any Error>?) in
-                guard let waiter = state.waiters.removeValue(forKey: id) else {
-                    if state.outcome == nil {
-                        state.cancelledEarly.insert(id)
-                    }
-                    return (nil, nil)
+                guard state.outcome == nil else { return (nil, nil) }
+                // Waiting already, or not yet: then it finds itself among the early ones when it comes to wait.
+                let waiter = state.waiters.removeValue(forKey: id)
+                if waiter == nil {
+                    state.cancelledEarly.insert(id)
                 }
-                guard state.waiters.isEmpty else { return (waiter, nil) }
+                state.callers -= 1
+                guard state.callers == 0 else { return (waiter, nil) }
                 state.abandoned = true
                 return (waiter, state.task)
             }

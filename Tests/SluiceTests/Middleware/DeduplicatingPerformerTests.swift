@@ -92,6 +92,21 @@ private struct Feed: Request {
         #expect(try await client.perform(Feed(url: url)) == Data("fresh".utf8))
     }
 
+    @Test func cancelsTheCallWhenEveryCallerLeftBeforeItBeganToWait() async throws {
+        // A caller cancelled before it waits for the shared call (here, one whose task is cancelled already) leaves
+        // at once; when no caller is left, the call must be cancelled too, not run on for nobody.
+        let performer = slowFeed.deduplicated()
+        let request = URLRequest(url: feedURL)
+        let caller = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await performer.perform(request)
+        }
+        await #expect(throws: CancellationError.self) { try await caller.value }
+        try await waitUntil("the shared call ended", timeout: .seconds(10)) { performer.callsInFlight == 0 }
+        #expect(performer.callsInFlight == 0)
+        #expect(performer.callersWaiting == 0)
+    }
+
     @Test func neverSharesRequestsWithABodyOrOtherHeaders() async throws {
         server.route("/echo") { request in .text(request.method + " " + (request.header("X-Variant") ?? "")) }
         let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
