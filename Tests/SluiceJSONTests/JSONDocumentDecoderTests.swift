@@ -464,6 +464,28 @@ import Testing
         #expect(tally.withLock { $0.alive } == 3)
     }
 
+    @Test func decodesEmptyArraysOfModelsOnManyThreadsAtOnce() async throws {
+        // Under the thread sanitizer (as CI runs it), an empty array built through `unsafeUninitializedCapacity`
+        // was reported as a race on the standard library's shared empty array.
+        struct Item: Decodable, Equatable { var id: Int }
+        struct Page: Decodable, Equatable { var items: [Item] }
+        let data = Data(#"{"items":[]}"#.utf8)
+        try await withThrowingTaskGroup(of: Page.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var last = Page(items: [Item(id: 0)])
+                    for _ in 0..<200 {
+                        last = try JSONDocumentDecoder().decode(Page.self, from: data)
+                    }
+                    return last
+                }
+            }
+            for try await page in group {
+                #expect(page == Page(items: []))
+            }
+        }
+    }
+
     @Test func decodesADocumentOfMoreTypesThanItsTableOfKindsHolds() throws {
         // Forty `Tagged` types and forty arrays of them: eighty types, more than the decoder's table of the types it
         // has met holds, so that the last ones met are looked up each time. Those include a dictionary and an array

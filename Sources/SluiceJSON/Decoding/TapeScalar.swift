@@ -97,6 +97,9 @@ extension Array: TapeArray where Element: Decodable {
     static func decodeElements(from decoder: TapeDecoder, at entry: Int, depth: Int) throws -> [Element] {
         let storage = decoder.storage
         let count = storage.containerCount(entry)
+        // Not through `unsafeUninitializedCapacity` when empty: given no capacity, it writes the count into the
+        // standard library's one shared empty array, which the thread sanitizer reports as a race between decodes.
+        guard count > 0 else { return [] }
         // Each element is decoded into its place: this code is generic over `Element`, and `append` would copy it
         // there through the type's value witnesses, and check the capacity, once more for each element.
         return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
