@@ -179,17 +179,16 @@ final class TapeDecoder: Decoder {
 
     /// The kind of a type, found by casting it to the protocols of each kind.
     private static func findKind<T>(of type: T.Type) -> TypeKind {
-        let kind: TypeKind
         if let scalars = type as? any TapeScalarArray.Type {
-            kind = .scalarArray(scalars)
-        } else if let array = type as? any TapeArray.Type {
-            kind = .array(array)
-        } else if let dictionary = type as? any StringKeyedDictionary.Type {
-            kind = .dictionary(dictionary)
-        } else {
-            kind = .plain
+            return .scalarArray(scalars)
         }
-        return kind
+        if let array = type as? any TapeArray.Type {
+            return .array(array)
+        }
+        if let dictionary = type as? any StringKeyedDictionary.Type {
+            return .dictionary(dictionary)
+        }
+        return .plain
     }
 
     /// The array `T` decoded as an array of scalars, `A` being `T` itself, opened from an existential.
