@@ -1,8 +1,11 @@
 // Measures the peak resident memory of one parse of a large document, as a multiple of the document's size.
 //
 //     cd Benchmarks && swift run -c release ParsePeakMemory [megabytes]
+//     cd Benchmarks && swift run -c release ParsePeakMemory shape [megabytes] --write path
 //
-// With no shape named, it runs itself once per shape, each in a process of its own, and prints a table. A child
+// The second form writes the shape's document to a file instead, for another parser to be measured on the same bytes
+// (`Peers/simdjson/run`). With no shape named, it runs itself once per shape, each in a process of its own, and
+// prints a table. A child
 // builds its document, resets the kernel's high-water mark of resident memory (`/proc/self/clear_refs`), parses,
 // and reports how far the high-water mark rose above the resident memory before the parse: the parse's own peak,
 // the document itself not counted. Linux only: it reads `/proc/self/status`.
@@ -95,16 +98,20 @@ func repeated(_ name: String, size: Int) throws -> Data {
     return data
 }
 
+/// One shape's document of about `megabytes` megabytes.
+func document(_ shape: String, megabytes: Int) throws -> Data {
+    let size = megabytes << 20
+    return switch shape {
+    case "rest_users": restUsers(size: size)
+    case "short_records": shortRecords(size: size)
+    default: try repeated(shape, size: size)
+    }
+}
+
 /// Builds one shape's document, parses it, and prints its size, the resident memory the parse added at its peak,
 /// and the ratio.
 func measure(_ shape: String, megabytes: Int) throws {
-    let size = megabytes << 20
-    let document =
-        switch shape {
-        case "rest_users": restUsers(size: size)
-        case "short_records": shortRecords(size: size)
-        default: try repeated(shape, size: size)
-        }
+    let document = try document(shape, megabytes: megabytes)
     // Resets VmHWM to the current resident memory (Linux 4.0 and later).
     try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     let before = status("VmRSS")
@@ -118,10 +125,30 @@ func measure(_ shape: String, megabytes: Int) throws {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = Array(CommandLine.arguments.dropFirst())
+var path: String?
+if let flag = arguments.firstIndex(of: "--write") {
+    guard flag + 1 < arguments.count else {
+        FileHandle.standardError.write(Data("--write needs the path of the file to write\n".utf8))
+        exit(2)
+    }
+    path = arguments[flag + 1]
+    arguments.removeSubrange(flag...(flag + 1))
+}
 let megabytes = arguments.compactMap { Int($0) }.first ?? 200
 if let shape = arguments.first(where: { Int($0) == nil }) {
-    try measure(shape, megabytes: megabytes)
+    guard shapes.contains(shape) else {
+        FileHandle.standardError.write(Data("no shape '\(shape)': one of \(shapes.joined(separator: ", "))\n".utf8))
+        exit(2)
+    }
+    if let path {
+        try document(shape, megabytes: megabytes).write(to: URL(fileURLWithPath: path))
+    } else {
+        try measure(shape, megabytes: megabytes)
+    }
+} else if path != nil {
+    FileHandle.standardError.write(Data("--write needs a shape: \(shapes.joined(separator: ", "))\n".utf8))
+    exit(2)
 } else {
     // Written unbuffered, so that it comes before the children's lines.
     FileHandle.standardOutput.write(
