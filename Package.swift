@@ -12,6 +12,8 @@ let package = Package(
     ],
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceCore", targets: ["SluiceCore"]),
+        .library(name: "SluiceEndpoints", targets: ["SluiceEndpoints"]),
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .executable(name: "sluice-demo", targets: ["sluice-demo"]),
@@ -22,8 +24,15 @@ let package = Package(
         .target(name: "SluiceJSON"),
         // The system headers Sluice's own transport needs and the C library's Swift overlay leaves out (epoll, eventfd).
         .target(name: "CSluiceSystem"),
-        .target(name: "Sluice", dependencies: ["SluiceJSON", "CSluiceSystem"]),
-        .target(name: "SluiceTesting", dependencies: ["Sluice"]),
+        // What every user needs: the pipeline, the HTTP vocabulary, middleware, transports, streaming, transfers,
+        // observability and errors.
+        .target(name: "SluiceCore", dependencies: ["SluiceJSON", "CSluiceSystem"]),
+        // The seeds' three ways of describing an endpoint (`Endpoint`, `APIDefinition`, `Repository`), compiled to
+        // the core's `Request` through one request builder. It uses the core's public and `package` API only.
+        .target(name: "SluiceEndpoints", dependencies: ["SluiceCore"]),
+        // An umbrella: `import Sluice` re-exports the core and the endpoint styles, so every seed sample compiles.
+        .target(name: "Sluice", dependencies: ["SluiceCore", "SluiceEndpoints"]),
+        .target(name: "SluiceTesting", dependencies: ["SluiceCore", "SluiceEndpoints"]),
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
         // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
         .target(name: "JSONFuzzSupport", dependencies: ["SluiceJSON"]),
@@ -35,7 +44,26 @@ let package = Package(
             dependencies: ["SluiceJSON", "JSONFuzzSupport", "TestSupport"],
             exclude: ["Resources"]
         ),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "TestSupport"]),
+        // The models, requests and endpoints that the client's test targets share.
+        .target(
+            name: "ClientFixtures",
+            dependencies: ["SluiceCore", "SluiceTesting", "TestSupport"],
+            path: "Tests/ClientFixtures"
+        ),
+        .testTarget(
+            name: "SluiceCoreTests",
+            dependencies: ["SluiceCore", "SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures"]
+        ),
+        .testTarget(
+            name: "SluiceEndpointsTests",
+            dependencies: ["SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures"]
+        ),
+        .testTarget(
+            name: "SluiceTestingTests",
+            dependencies: ["SluiceTesting", "SluiceEndpoints", "TestSupport", "ClientFixtures"]
+        ),
+        // The snippets of the README and the DocC articles, compiled through the umbrella as users write them.
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "TestSupport", "ClientFixtures"]),
         // The seed documents' samples, compiled in Swift 5 mode as users on that mode write them (one declares a
         // `static var` stored property, which Swift 6 refuses).
         .testTarget(

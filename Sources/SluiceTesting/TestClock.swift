@@ -1,4 +1,4 @@
-import Sluice
+import SluiceCore
 
 /// A clock that moves only when a test moves it, so that retry waits, deadlines and time limits are tested without
 /// waiting for them.

@@ -1,5 +1,5 @@
 import Dispatch
-import Sluice
+import SluiceCore
 
 // POLLIN comes from the C library, which is Darwin on Apple platforms and Glibc on Linux.
 #if canImport(Darwin)

@@ -1,5 +1,5 @@
 import Foundation
-import Sluice
+import SluiceCore
 
 /// Serves the requests of one connection, one after another, on the connection's own thread.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Sluice
+import SluiceCore
 
 // Server-sent events (the WHATWG HTML `text/event-stream` format), each event its own chunk.
 extension LoopbackResponse {
@@ -49,7 +49,7 @@ extension LoopbackResponse {
         ///
         /// Line breaks in `event` and `id`, which the format cannot carry, are replaced by spaces.
         public var serialized: String {
-            Sluice.ServerSentEvent.encode(type: event, data: data, id: id, retry: retry.map(Int64.init))
+            SluiceCore.ServerSentEvent.encode(type: event, data: data, id: id, retry: retry.map(Int64.init))
         }
     }
 

@@ -1,5 +1,5 @@
 public import Foundation
-import Sluice
+import SluiceCore
 
 /// An HTTP/1.1 server on 127.0.0.1 for integration tests: register routes, point a client at it, check what arrived.
 ///

@@ -1,4 +1,4 @@
-import Sluice
+import SluiceCore
 
 /// Gathers small writes into one `send` and passes large bodies on in bounded steps, applying the drip fault.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Sluice
+import SluiceCore
 
 /// What happens to a connection after a response has been written.
 enum ConnectionDisposition: Equatable {

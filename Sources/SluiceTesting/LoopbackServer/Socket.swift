@@ -1,4 +1,4 @@
-import Sluice
+import SluiceCore
 
 // Sockets come from the C library, which is Darwin on Apple platforms and Glibc on Linux; the two spell a few
 // constants differently, and each difference below is marked where it occurs.

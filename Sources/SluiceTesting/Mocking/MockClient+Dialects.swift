@@ -1,4 +1,4 @@
-public import Sluice
+public import SluiceEndpoints
 
 // Stubs for the requests the other endpoint styles compile down to, so that a test names what it knows.
 extension MockClient {

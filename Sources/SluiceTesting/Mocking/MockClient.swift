@@ -1,4 +1,4 @@
-public import Sluice
+public import SluiceCore
 
 /// A ``Sluice/Client`` for tests: answers requests from stubs matched in the order they were registered, and
 /// checks afterwards that each stub was used as expected.

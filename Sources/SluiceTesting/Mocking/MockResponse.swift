@@ -1,4 +1,4 @@
-public import Sluice
+public import SluiceCore
 
 /// What a ``MockClient`` stub answers: a value, an error, or an HTTP response that goes through the request's real
 /// response stages, as a server's would.

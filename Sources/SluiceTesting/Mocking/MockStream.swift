@@ -1,5 +1,5 @@
 public import Foundation
-public import Sluice
+public import SluiceCore
 
 /// A scripted streamed response for tests: a head, then chunks with pauses between them, ending normally or with a
 /// failure mid-stream.

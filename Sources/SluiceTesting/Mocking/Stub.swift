@@ -1,4 +1,4 @@
-import Sluice
+import SluiceCore
 
 /// A stub registered on a ``MockClient``: what it matches, what it answers, and how often it was used.
 public final class Stub: Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-public import Sluice
+public import SluiceCore
 
 /// A ``Sluice/RequestPerformer`` that answers from canned responses or a closure, with no network, and records
 /// every request it is given.

@@ -1,5 +1,5 @@
 import Foundation
-import Sluice
+import SluiceCore
 
 /// One recorded exchange, as a fixture file holds it.
 ///

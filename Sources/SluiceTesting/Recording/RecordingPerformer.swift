@@ -1,4 +1,4 @@
-public import Sluice
+public import SluiceCore
 
 /// A performer that sends requests with a real one and writes each exchange to a fixture file, for a
 /// ``ReplayingPerformer`` to serve later without a network.

@@ -1,4 +1,4 @@
-public import Sluice
+public import SluiceCore
 
 /// A performer that answers requests from the fixtures a ``RecordingPerformer`` wrote, without a network.
 ///

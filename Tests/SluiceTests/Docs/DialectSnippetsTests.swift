@@ -1,5 +1,6 @@
 // swift-format-ignore-file: NeverForceUnwrap
 
+import ClientFixtures
 // The snippets of the "Enum-based API definitions" and "The repository layer" articles and of those dialects' API
 // documentation, verbatim where whole, completed where they are fragments.
 import Foundation

@@ -1,3 +1,4 @@
+import ClientFixtures
 // The snippets of the "Downloads" article and of the download types' documentation, verbatim, run against a file
 // served on loopback; and the diagnostic the article shows, produced by the failure it describes.
 import Foundation

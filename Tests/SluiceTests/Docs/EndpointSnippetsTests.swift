@@ -1,5 +1,6 @@
 // swift-format-ignore-file: NeverForceUnwrap
 
+import ClientFixtures
 // The snippets of the "Declarative endpoints" article and of the Endpoints API documentation, verbatim where they
 // are whole, and completed into a declaration where they are fragments.
 import Foundation

@@ -1,5 +1,6 @@
 // swift-format-ignore-file: NeverForceUnwrap
 
+import ClientFixtures
 // The snippets of the DocC catalog (Getting Started) and of the public API's documentation comments, verbatim,
 // so that they keep compiling.
 import Foundation

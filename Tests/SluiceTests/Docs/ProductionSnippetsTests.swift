@@ -1,3 +1,4 @@
+import ClientFixtures
 // The snippets of the "Production behaviour" article and of the transport decorators' documentation, verbatim
 // where whole, completed where they are fragments.
 import Foundation

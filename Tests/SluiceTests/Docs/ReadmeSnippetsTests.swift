@@ -1,5 +1,6 @@
 // swift-format-ignore-file: NeverForceUnwrap
 
+import ClientFixtures
 // The README's snippets, verbatim, so that they keep compiling. Force unwraps of literal URLs are as a reader
 // would write them.
 import Foundation
@@ -256,7 +257,7 @@ private enum Readme {
         let named = readme.matches(of: /\.product\(name: "(\w+)", package: "sluice"\)/).map { String($0.output.1) }
         let declared = Set(manifest.matches(of: /\.library\(name: "(\w+)"/).map { String($0.output.1) })
         #expect(Set(named) == ["Sluice", "SluiceTesting"])
-        #expect(declared == ["Sluice", "SluiceJSON", "SluiceTesting"])
+        #expect(declared == ["Sluice", "SluiceCore", "SluiceEndpoints", "SluiceJSON", "SluiceTesting"])
         #expect(Set(named).isSubset(of: declared))
         for product in declared {
             #expect(readme.contains("| `\(product)` |"), "the README's product table lists \(product)")

@@ -1,3 +1,4 @@
+import ClientFixtures
 // The snippets of the "Typed streams" article, verbatim, each after the article's body snippet, which makes the
 // `body` they read; and the diagnostic the article shows, produced by the body it describes.
 import Foundation

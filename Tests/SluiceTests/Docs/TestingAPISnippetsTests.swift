@@ -1,5 +1,6 @@
 // swift-format-ignore-file: NeverForceUnwrap
 
+import ClientFixtures
 // The snippets of SluiceTesting's documentation comments, verbatim, inside declarations that give them the types
 // they name.
 import Foundation

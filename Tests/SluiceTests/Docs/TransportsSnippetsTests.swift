@@ -1,3 +1,4 @@
+import ClientFixtures
 // The snippets of the "Transports" article, verbatim. The Unix socket snippets name the Docker engine's socket, which
 // is not on a test machine: they are compiled here and run against nginx's socket in NginxUnixSocketTests.
 import Foundation

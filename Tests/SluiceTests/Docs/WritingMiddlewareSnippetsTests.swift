@@ -1,3 +1,4 @@
+import ClientFixtures
 // The snippets of the "Writing middleware" article, verbatim where whole, completed where they are fragments; and
 // the signing performer checked against a real server.
 import Foundation

@@ -1,3 +1,4 @@
+import ClientFixtures
 import Sluice
 
 /// What the documentation snippets print, collected instead of written to the test output.

@@ -1,0 +1,29 @@
+// The JSON engine's decoder is the Endpoint dialect's default response and error decoder: this conformance runs its
+// parse in the deserialize stage and its decode in the parse stage.
+
+extension JSONDocumentDecoder: DataDecoder {
+    /// The decoder's own deserializer, with the pipeline's rule for an empty body.
+    ///
+    /// The JSON is parsed in the deserialize stage with the decoder's limits. An empty body is `null`, as with the
+    /// client's own deserializer, since servers send one with 204 and 202: an optional response decodes to `nil`,
+    /// and any other fails in the parse stage, saying it found `null`.
+    public var bodyDeserializer: any Deserializer {
+        var deserializer = self.deserializer
+        deserializer.emptyBody = .null
+        return deserializer
+    }
+
+    /// Decodes a value from the document the deserialize stage parsed.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - object: A `JSON` document; bytes are parsed first.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` with the path of the problem, or `JSONError` for bytes that are not JSON.
+    public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
+        if let data = object as? Data {
+            return try decode(type, from: data)
+        }
+        return try decode(type, from: JSON.parse(object))
+    }
+}

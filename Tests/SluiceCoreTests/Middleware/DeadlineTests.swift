@@ -1,0 +1,58 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite struct DeadlineTests {
+    struct Slow: Request {
+        typealias ResponseObject = JSON
+        var url: URL
+        func build() throws -> URLRequest { URLRequest(url: url) }
+    }
+
+    @Test func cancelsATransportStillRunningAtTheDeadline() async throws {
+        let server = try LoopbackServer()
+        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(30)))
+        let clock = TestClock()
+        let client = APIClient(deadline: .milliseconds(300), clock: clock)
+        let task = Task { try await client.perform(Slow(url: server.url("/slow"))) }
+        await clock.waitForSleepers()
+        #expect(clock.sleepers == [clock.now.advanced(by: .milliseconds(300))])
+        clock.advance(by: .milliseconds(300))
+        let error = try await #require(throws: SluiceError.self) { try await task.value }
+        #expect(error.code == .timedOut)
+        #expect(error.stage == .transport)
+        #expect(error.message == "the request passed its deadline of 300.00ms during the transport stage")
+    }
+
+    @Test func reportsTheStageADeadlineRanOutIn() async throws {
+        // On the continuous clock: which response stage ran out is read from the stage times, so the deserializer
+        // really takes its time. A short wait, and a loaded machine only makes it longer.
+        /// A deserializer as slow as a large document on a slow device.
+        struct SlowDeserializer: Deserializer {
+            func deserialize(_ data: Data) throws -> Any {
+                Thread.sleep(forTimeInterval: 0.4)
+                return try JSONDeserializer().deserialize(data)
+            }
+        }
+        let stub = StubPerformer.json("{}")
+        let client = APIClient(requestPerformer: stub, deserializer: SlowDeserializer(), deadline: .milliseconds(200))
+        let error = try await #require(throws: SluiceError.self) {
+            try await client.perform(Slow(url: try #require(URL(string: "https://example.com"))))
+        }
+        #expect(error.code == .timedOut)
+        #expect(error.stage == .deserialize)
+        #expect(error.message == "the request passed its deadline of 200.00ms during the deserialize stage")
+    }
+
+    @Test func letsARequestWithinItsDeadlineThrough() async throws {
+        // On a test clock that never moves, however busy the machine is.
+        let clock = TestClock()
+        let client = APIClient(
+            requestPerformer: StubPerformer.json(#"{"a": 1}"#),
+            deadline: .milliseconds(1),
+            clock: clock
+        )
+        #expect(try await client.perform(Slow(url: try #require(URL(string: "https://example.com"))))["a"]?.int == 1)
+    }
+}

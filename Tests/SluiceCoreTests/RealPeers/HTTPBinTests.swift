@@ -1,0 +1,115 @@
+import Foundation
+import SluiceCore
+import SluiceEndpoints
+import Testing
+
+/// The base URL of an httpbin served by gunicorn, a server no one here wrote, from `SLUICE_HTTPBIN_URL`.
+///
+/// `.ci/run` installs both, starts them on a free loopback port and sets the variable, and sets
+/// `SLUICE_REQUIRE_PEERS` so that these tests fail rather than skip when the peer is missing. Elsewhere they are
+/// skipped unless the variable is set: `gunicorn -b 127.0.0.1:8080 httpbin:app`, then
+/// `SLUICE_HTTPBIN_URL=http://127.0.0.1:8080 swift test --filter HTTPBin`.
+private let httpbin = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"].flatMap(URL.init(string:))
+
+/// Whether the peers must be there: a run that requires them fails when one is missing.
+private let peersRequired = ProcessInfo.processInfo.environment["SLUICE_REQUIRE_PEERS"] == "1"
+
+private struct PostUpload: Endpoint {
+    static let definition: Definition<PostUpload> = Definition(method: .post, path: "post")
+    typealias Response = Echo
+    var body: MultipartForm
+    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder() }
+}
+
+/// What httpbin's `/post` echoes.
+private struct Echo: Decodable, Sendable {
+    let form: [String: String]
+    let files: [String: String]
+    let headers: [String: String]
+}
+
+private struct Get: Request {
+    typealias ResponseObject = Data
+    let url: URL
+    var headers: [String: String] = [:]
+
+    func build() throws -> URLRequest {
+        var request = URLRequest(url: url)
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+}
+
+/// What httpbin's `/stream/n` writes on each line.
+private struct StreamedLine: Decodable, Sendable {
+    let id: Int
+    let url: String
+}
+
+@Suite(.enabled(if: httpbin != nil || peersRequired, "SLUICE_HTTPBIN_URL is not set: no httpbin to test against"))
+struct HTTPBinTests {
+    let base: URL
+    let client = APIClient()
+
+    init() throws {
+        base = try #require(httpbin, "SLUICE_REQUIRE_PEERS is set, but SLUICE_HTTPBIN_URL is not")
+    }
+
+    @Test func readsStreamOfNewlineDelimitedJSONRecordByRecord() async throws {
+        var ids: [Int] = []
+        let url = base.appendingPathComponent("stream/20")
+        for try await line in try await client.jsonLines(Get(url: url), of: StreamedLine.self) {
+            ids.append(line.id)
+            #expect(line.url == url.absoluteString)
+        }
+        #expect(ids == Array(0..<20))
+    }
+
+    @Test func streamsAMultipartUploadFromDiskToAServerThatRefusesTwoFramings() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-peer-\(UUID().uuidString).txt")
+        let content = String(repeating: "a line of the file\n", count: 20_000)
+        try Data(content.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let upload = PostUpload(
+            body: MultipartForm([
+                .field("note", "hello"), .file("doc", fileURL: file, filename: "doc.txt", contentType: "text/plain"),
+            ])
+        )
+        let echo = try await Server.withDefault(Server([.production: base])) { try await client.perform(upload) }
+        #expect(echo.form == ["note": "hello"])
+        #expect(echo.files["doc"] == content)
+    }
+
+    @Test func drippedBytesArriveAsTheyAreSent() async throws {
+        var url = URLComponents(url: base.appendingPathComponent("drip"), resolvingAgainstBaseURL: false)
+        url?.queryItems = [
+            URLQueryItem(name: "numbytes", value: "5"), URLQueryItem(name: "duration", value: "0.5"),
+            URLQueryItem(name: "delay", value: "0"),
+        ]
+        let response = try await client.stream(Get(url: try #require(url?.url)))
+        var received = Data()
+        for try await chunk in response.body {
+            received.append(chunk)
+        }
+        #expect(received == Data(repeating: UInt8(ascii: "*"), count: 5))
+    }
+
+    @Test func anUnacceptedStatusOnAStreamFailsBeforeTheBody() async throws {
+        let error = await #expect(throws: SluiceError.self) {
+            try await client.stream(Get(url: base.appendingPathComponent("status/503")))
+        }
+        #expect(error?.code == .status)
+        #expect(error?.status?.code == 503)
+    }
+
+    @Test func aRangeRequestGetsThePartAsked() async throws {
+        let url = base.appendingPathComponent("range/1024")
+        let response = try await client.stream(Get(url: url, headers: ["Range": "bytes=1000-"]))
+        #expect(response.status.code == 206)
+        #expect(response.headers[.contentRange] == "bytes 1000-1023/1024")
+        let body = try await response.body.collect(upTo: 1_024)
+        #expect(body.count == 24)
+    }
+}

@@ -1,0 +1,112 @@
+import ClientFixtures
+import Foundation
+import SluiceCore
+import SluiceEndpoints
+import SluiceTesting
+import Testing
+
+@Suite struct UploadTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+        server.route("POST", "/files") { request in
+            .json(#"{"received": \#(request.body.count)}"#, status: 201)
+        }
+    }
+
+    struct Receipt: Decodable, Sendable, Equatable {
+        let received: Int
+    }
+
+    struct PostData: Request {
+        typealias ResponseObject = Receipt
+        let url: URL
+        let body: Data
+
+        func build() throws -> URLRequest {
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.httpBody = body
+            return request
+        }
+    }
+
+    struct PostFile: Endpoint {
+        static let definition: Definition<PostFile> = Definition(method: .post, path: "files")
+        typealias Response = Receipt
+        var body: MultipartForm
+        var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "upload-test-boundary") }
+    }
+
+    /// The progress an upload reports, read to its end, and its outcome.
+    func run<Value>(_ upload: SluiceCore.Upload<Value>) async throws -> ([TransferProgress], Value) {
+        var reports: [TransferProgress] = []
+        for await progress in upload.progress {
+            reports.append(progress)
+        }
+        return (reports, try await upload.finished())
+    }
+
+    @Test func reportsTheBytesOfADataBodyAsTheyAreSent() async throws {
+        let body = Data(repeating: 7, count: 4 << 20)
+        let (reports, receipt) = try await run(APIClient().upload(PostData(url: server.url("/files"), body: body)))
+        #expect(receipt == Receipt(received: body.count))
+        let last = try #require(reports.last)
+        #expect(last == TransferProgress(bytesTransferred: Int64(body.count), expectedBytes: Int64(body.count)))
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesTransferred <= $1.bytesTransferred })
+    }
+
+    @Test func reportsTheBytesOfAMultipartStreamFromDisk() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-upload-\(UUID().uuidString)")
+        try Data(repeating: 1, count: 1 << 20).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let upload = PostFile(
+            body: MultipartForm([
+                .file("doc", fileURL: file, filename: "doc.bin", contentType: "application/octet-stream")
+            ])
+        )
+        let client = APIClient()
+        let (reports, receipt) = try await Server.withDefault(Server([.production: server.baseURL])) {
+            try await run(client.upload(upload))
+        }
+        let last = try #require(reports.last)
+        #expect(last.bytesTransferred == Int64(receipt.received))
+        #expect(last.expectedBytes == Int64(receipt.received))
+        #expect(receipt.received > 1 << 20)
+    }
+
+    @Test func aTransportThatDoesNotReportLeavesTheProgressEmpty() async throws {
+        let stub = StubPerformer.json(#"{"received": 3}"#)
+        let (reports, receipt) = try await run(
+            APIClient(requestPerformer: stub).upload(PostData(url: server.url("/files"), body: Data("abc".utf8)))
+        )
+        #expect(reports.isEmpty)
+        #expect(receipt == Receipt(received: 3))
+    }
+
+    @Test func aTransportOfYourOwnReportsThroughTheContext() async throws {
+        struct Reporting: RequestPerformer {
+            func perform(_ request: URLRequest) async throws -> HTTPResponse {
+                let report = RequestContext.uploadProgress
+                let total = Int64(request.httpBody?.count ?? 0)
+                report?(total / 2, total)
+                report?(total, total)
+                return HTTPResponse(status: .created, body: Data(#"{"received": \#(total)}"#.utf8))
+            }
+        }
+        let (reports, _) = try await run(
+            APIClient(requestPerformer: Reporting()).upload(PostData(url: server.url("/files"), body: Data(count: 10)))
+        )
+        #expect(reports.last == TransferProgress(bytesTransferred: 10, expectedBytes: 10))
+    }
+
+    @Test func cancellingAnUploadEndsItWithACancellation() async throws {
+        server.route("POST", "/slow", response: LoopbackResponse.json("{}").delayed(by: .seconds(30)))
+        let upload = APIClient().upload(PostData(url: server.url("/slow"), body: Data(count: 10)))
+        try await waitUntil("the request has arrived") { server.receivedRequests.contains { $0.path == "/slow" } }
+        upload.cancel()
+        let error = await #expect(throws: SluiceError.self) { try await upload.finished() }
+        #expect(error?.code == .cancelled)
+    }
+}

@@ -1,0 +1,486 @@
+import ClientFixtures
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+/// What only Sluice's own transport does: its pool, its strictness about HTTP/1.1, its limits, Unix sockets and the
+/// fallback; the behaviour it shares with URLSession's is in ``TransportTests``.
+@Suite struct SocketRequestPerformerTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+    }
+
+    /// The loopback server as the transport names it in errors.
+    var origin: String { "\(server.baseURL.host ?? ""):\(server.baseURL.port ?? 0)" }
+
+    /// A response that breaks HTTP/1.1 or a limit, and the words the error must use.
+    struct BadResponse: Sendable, CustomTestStringConvertible {
+        var name: String
+        var pieces: [String]
+        var expected: String
+        var configuration = SocketRequestPerformer.Configuration()
+
+        var testDescription: String { name }
+    }
+
+    static let badResponses: [BadResponse] = [
+        BadResponse(
+            name: "a status line that is not HTTP",
+            pieces: ["SSH-2.0-OpenSSH_9.2\r\n\r\n"],
+            expected: #"malformed status line "SSH-2.0-OpenSSH_9.2""#
+        ),
+        BadResponse(
+            name: "a status code that is not a number",
+            pieces: ["HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n"],
+            expected: #"malformed status line "HTTP/1.1 2x0 OK""#
+        ),
+        BadResponse(
+            name: "HTTP/2 on an HTTP/1.1 connection",
+            pieces: ["HTTP/2 200\r\n\r\n"],
+            expected: #"unsupported HTTP version in status line "HTTP/2 200""#
+        ),
+        BadResponse(
+            name: "a header without a colon",
+            pieces: ["HTTP/1.1 200 OK\r\nContent-Length 5\r\n\r\nhello"],
+            expected: #"a header line has no colon: "Content-Length 5""#
+        ),
+        BadResponse(
+            name: "a folded header",
+            pieces: ["HTTP/1.1 200 OK\r\nX-Long: a\r\n b\r\nContent-Length: 0\r\n\r\n"],
+            expected: #"a header field is folded onto a continuation line (" b"), which HTTP/1.1 forbids"#
+        ),
+        BadResponse(
+            name: "both Content-Length and Transfer-Encoding",
+            pieces: [
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            ],
+            expected: "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
+        ),
+        BadResponse(
+            name: "a negative length",
+            pieces: ["HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n"],
+            expected: #"invalid Content-Length "-1""#
+        ),
+        BadResponse(
+            name: "an overflowing length",
+            pieces: ["HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n"],
+            expected: #"invalid Content-Length "99999999999999999999""#
+        ),
+        BadResponse(
+            name: "differing lengths",
+            pieces: ["HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"],
+            expected: #"the response has differing Content-Length values "5, 6""#
+        ),
+        BadResponse(
+            name: "a chunk size in bad hex",
+            pieces: ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"],
+            expected: #"invalid chunk size "zz": not a hexadecimal number"#
+        ),
+        BadResponse(
+            name: "an overflowing chunk size",
+            pieces: ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n"],
+            expected: #"the chunk size "fffffffffffffffff" overflows a 64-bit length"#
+        ),
+        BadResponse(
+            name: "chunk data longer than its size",
+            pieces: ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello world\r\n0\r\n\r\n"],
+            expected: "chunk data was not followed by a line end"
+        ),
+        BadResponse(
+            name: "a transfer coding other than chunked",
+            pieces: ["HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"],
+            expected: #"unsupported Transfer-Encoding "gzip"; only chunked is"#
+        ),
+        BadResponse(
+            name: "a switch of protocols",
+            pieces: ["HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"],
+            expected: "the server switched protocols (101), which this transport does not support"
+        ),
+        BadResponse(
+            name: "a status line over the limit",
+            pieces: ["HTTP/1.1 200 " + String(repeating: "O", count: 100) + "\r\n\r\n"],
+            expected: "the status line is longer than the limit of 64 bytes",
+            configuration: .init(maximumStatusLineLength: 64)
+        ),
+        BadResponse(
+            name: "more header fields than the limit",
+            pieces: ["HTTP/1.1 200 OK\r\n" + (0..<6).map { "X-\($0): v\r\n" }.joined() + "\r\n"],
+            expected: "the response has more than the limit of 5 header fields",
+            configuration: .init(maximumHeaderCount: 5)
+        ),
+        BadResponse(
+            name: "a head over the size limit",
+            pieces: ["HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "v", count: 300) + "\r\n\r\n"],
+            expected: "the response head is larger than the limit of 256 bytes",
+            configuration: .init(maximumHeaderBytes: 256)
+        ),
+    ]
+
+    @Test(arguments: badResponses)
+    func aResponseThatBreaksTheProtocolFailsNamingWhatWasWrong(_ bad: BadResponse) async throws {
+        server.route("/bad", response: LoopbackResponse(fault: .raw(bad.pieces)))
+        let performer = SocketRequestPerformer(configuration: bad.configuration)
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: server.url("/bad")))
+        }
+        #expect(error?.code == .transport)
+        #expect(error?.message == "the response from \(origin) is not valid HTTP/1.1: \(bad.expected)")
+        #expect((error?.underlyingError as? URLError)?.code == .badServerResponse)
+        // The connection is closed, not pooled.
+        #expect(performer.openConnections == 0)
+    }
+
+    /// Responses cut short, or with more than they announce, and the words the error uses.
+    @Test(
+        arguments: [
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+                "the server closed the connection after 3 of 10 bytes of the body"
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n",
+                "the server closed the connection after 3 bytes of a chunked body, before its last chunk"
+            ),
+            ("HTTP/1.1 200 OK\r\nContent-", "the server closed the connection in the middle of the response head"),
+        ]
+    )
+    func aResponseCutShortFailsSayingHowFarItCame(_ raw: String, _ expected: String) async throws {
+        server.route("/cut", response: LoopbackResponse(fault: .raw([raw])))
+        let performer = SocketRequestPerformer()
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: server.url("/cut")))
+        }
+        #expect(error?.message == "\(expected) (\(origin))")
+        #expect((error?.underlyingError as? URLError)?.code == .networkConnectionLost)
+        #expect(performer.openConnections == 0)
+    }
+
+    @Test func aResponseWithMoreBytesThanAnnouncedFails() async throws {
+        server.route(
+            "/extra",
+            response: LoopbackResponse(fault: .raw(["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA"]))
+        )
+        let performer = SocketRequestPerformer()
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: server.url("/extra")))
+        }
+        #expect(
+            error?.message
+                == "the server sent 5 bytes after the end of the response of 2 bytes from \(origin), which no request asked for"
+        )
+        #expect(performer.openConnections == 0)
+    }
+
+    @Test func aServerThatSendsNothingTimesOutOnce() async throws {
+        server.route("/silent", response: LoopbackResponse(fault: .raw([], thenClose: false)).delayed(by: .seconds(30)))
+        let performer = SocketRequestPerformer()
+        var request = URLRequest(url: server.url("/silent"))
+        request.timeoutInterval = 0.2
+        let error = await #expect(throws: URLError.self) { _ = try await performer.perform(request) }
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription == "no byte of the response within the idle timeout of 200.00ms")
+        #expect(performer.openConnections == 0)
+    }
+
+    /// What real servers send and HTTP/1.1 allows: interim responses, bodies read to the close, HTTP/1.0, trailers,
+    /// bare LF line ends, extensions on chunk sizes.
+    @Test(
+        arguments: [
+            ["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"],
+            ["HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"],
+            ["HTTP/1.1 200 OK\r\n\r\no", "k"],
+            ["HTTP/1.0 200 OK\r\n\r\nok"],
+            [
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;name=value\r\no\r\n1\r\nk\r\n0\r\nX-Trailer: t\r\n\r\n"
+            ],
+            ["HTTP/1.1 200 OK\nContent-Length: 2\n\nok"],
+            ["HTT", "P/1.1 2", "00 OK\r", "\nContent-Le", "ngth: 2\r\n\r", "\no", "k"],
+        ]
+    )
+    func readsWhatHTTPAllows(_ pieces: [String]) async throws {
+        server.route("/odd", response: LoopbackResponse(fault: .raw(pieces, pause: .milliseconds(5))))
+        let response = try await SocketRequestPerformer().perform(URLRequest(url: server.url("/odd")))
+        #expect(response.status == .ok)
+        #expect(String(decoding: response.body, as: UTF8.self) == "ok")
+    }
+
+    @Test func keepsOneConnectionAliveForRequestsInTurn() async throws {
+        server.route("/n", response: .text("n"))
+        let performer = SocketRequestPerformer()
+        for _ in 0..<20 {
+            _ = try await performer.perform(URLRequest(url: server.url("/n")))
+        }
+        #expect(server.acceptedConnections == 1)
+        #expect(performer.openConnections == 1)
+        #expect(performer.idleConnections == 1)
+    }
+
+    @Test func opensNoMoreConnectionsThanTheLimitPerOrigin() async throws {
+        server.route("/slow", response: LoopbackResponse.text("slow").delayed(by: .milliseconds(50)))
+        let performer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 3))
+        let most = Locked(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    _ = try await performer.perform(URLRequest(url: server.url("/slow")))
+                    most.withLock { $0 = max($0, performer.openConnections) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(most.withLock { $0 } <= 3)
+        #expect(server.acceptedConnections == 3)
+        #expect(server.requestCount == 12)
+    }
+
+    /// The keep-alive race: the server closes a kept-alive connection as the next request goes out on it.
+    @Test(arguments: ["GET", "POST"])
+    func sendsAnIdempotentRequestAgainWhenAKeptAliveConnectionWasClosed(_ method: String) async throws {
+        let calls = Locked(0)
+        server.route("/flaky") { _ in
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            // The second request, the first on the kept-alive connection, finds it closed.
+            return call == 2 ? LoopbackResponse(fault: .closeWithoutResponse) : .text("fine")
+        }
+        let performer = SocketRequestPerformer()
+        var request = URLRequest(url: server.url("/flaky"))
+        request.httpMethod = method
+        _ = try await performer.perform(request)
+        if method == "GET" {
+            let response = try await performer.perform(request)
+            #expect(String(decoding: response.body, as: UTF8.self) == "fine")
+            #expect(calls.withLock { $0 } == 3)
+            #expect(server.acceptedConnections == 2)
+        } else {
+            let error = await #expect(throws: SluiceError.self) { _ = try await performer.perform(request) }
+            #expect(error?.message == "the server closed the kept-alive connection to \(origin)")
+            #expect(calls.withLock { $0 } == 2)
+        }
+    }
+
+    /// Bytes a server sends on an idle connection belong to no request: the connection is closed, and the next
+    /// request goes out on a new one instead of reading them as its answer.
+    @Test func closesAnIdleConnectionTheServerWritesTo() async throws {
+        server.route(
+            "/then-more",
+            response: LoopbackResponse(
+                fault: .raw(
+                    [
+                        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale",
+                    ],
+                    pause: .milliseconds(50),
+                    thenClose: false
+                )
+            )
+        )
+        server.route("/fresh", response: .text("fresh"))
+        let performer = SocketRequestPerformer()
+        do {
+            let first = try await performer.perform(URLRequest(url: server.url("/then-more")))
+            #expect(String(decoding: first.body, as: UTF8.self) == "ok")
+        } catch let error as SluiceError {
+            // On a machine so busy that both pieces arrive in one read, the extra bytes fail the first request.
+            #expect(error.message.hasPrefix("the server sent 43 bytes after the end of the response"))
+        }
+        try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
+        let next = try await performer.perform(URLRequest(url: server.url("/fresh")))
+        #expect(String(decoding: next.body, as: UTF8.self) == "fresh")
+    }
+
+    @Test func dropsCredentialsOnARedirectToAnotherOrigin() async throws {
+        let other = try LoopbackServer()
+        other.route("/landing") { request in .text(request.header("Authorization") ?? "(none)") }
+        server.route("/landing") { request in .text(request.header("Authorization") ?? "(none)") }
+        server.route("/away", response: .redirect(to: other.url("/landing").absoluteString))
+        server.route("/home", response: .redirect(to: "/landing"))
+        let performer = SocketRequestPerformer()
+        for (path, expected) in [("/away", "(none)"), ("/home", "Bearer token")] {
+            var request = URLRequest(url: server.url(path))
+            request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+            let response = try await performer.perform(request)
+            #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(path)")
+        }
+    }
+
+    @Test func turnsAPostIntoAGetOnA303() async throws {
+        server.route(
+            "POST",
+            "/submit",
+            response: LoopbackResponse(status: 303, headers: [LoopbackHeader("Location", "/done")])
+        )
+        server.route("GET", "/done") { request in .text("\(request.method) \(request.body.count)") }
+        var request = URLRequest(url: server.url("/submit"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("form".utf8)
+        let response = try await SocketRequestPerformer().perform(request)
+        #expect(String(decoding: response.body, as: UTF8.self) == "GET 0")
+        #expect(response.url == server.url("/done"))
+    }
+
+    @Test func failsAfterTooManyRedirects() async throws {
+        server.route("/loop", response: .redirect(to: "/loop"))
+        let performer = SocketRequestPerformer(configuration: .init(maximumRedirects: 3))
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: server.url("/loop")))
+        }
+        #expect(error?.message == "more than 3 redirects, starting at \(server.url("/loop"))")
+    }
+
+    @Test func handsHTTPSToTheFallback() async throws {
+        struct Recording: RequestPerformer {
+            let seen = Locked<[URL]>([])
+            func perform(_ request: URLRequest) async throws -> HTTPResponse {
+                seen.withLock { $0.append(request.url!) }
+                return HTTPResponse(status: .ok, body: Data("from the fallback".utf8))
+            }
+        }
+        let fallback = Recording()
+        let performer = SocketRequestPerformer(configuration: .init(fallback: fallback))
+        let url = URL(string: "https://example.invalid/secure")!
+        let response = try await performer.perform(URLRequest(url: url))
+        #expect(String(decoding: response.body, as: UTF8.self) == "from the fallback")
+        #expect(fallback.seen.withLock { $0 } == [url])
+        #expect(performer.openConnections == 0)
+    }
+
+    @Test func failsToConnectNamingTheAddress() async throws {
+        // A port nothing listens on: the loopback server's, after it stopped.
+        let gone = try LoopbackServer()
+        let url = gone.url("/")
+        gone.stop()
+        let performer = SocketRequestPerformer()
+        let error = await #expect(throws: SluiceError.self) { _ = try await performer.perform(URLRequest(url: url)) }
+        #expect(
+            error?.message == "could not connect to 127.0.0.1:\(url.port ?? 0): connect: Connection refused (errno 111)"
+        )
+        #expect((error?.underlyingError as? URLError)?.code == .cannotConnectToHost)
+        #expect(performer.openConnections == 0)
+    }
+
+    /// A Unix socket path longer than a socket address holds fails before connecting, naming the path and the limit,
+    /// rather than being cut short to reach another socket.
+    @Test func aUnixSocketPathTooLongForTheSystemFailsNamingIt() async throws {
+        let path = "/tmp/" + String(repeating: "d", count: 120) + ".sock"
+        let performer = SocketRequestPerformer(configuration: .init(unixSocketPath: path))
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: URL(string: "http://localhost/info")!))
+        }
+        #expect(error?.message == "the Unix socket path \(path) is longer than the 107 bytes the system takes")
+        #expect(performer.openConnections == 0)
+    }
+
+    @Test func sendsAStreamBodyChunkedOrWithItsLengthNeverBoth() async throws {
+        server.route("POST", "/upload") { request in
+            .text(
+                "\(request.header("Content-Length") ?? "-") \(request.header("Transfer-Encoding") ?? "-") \(request.body.count)"
+            )
+        }
+        let body = Data(repeating: 7, count: 200_000)
+        let performer = SocketRequestPerformer()
+        var chunked = URLRequest(url: server.url("/upload"))
+        chunked.httpMethod = "POST"
+        chunked.httpBodyStream = InputStream(data: body)
+        let sentChunked = try await performer.perform(chunked)
+        #expect(String(decoding: sentChunked.body, as: UTF8.self) == "- chunked 200000")
+        var sized = chunked
+        sized.httpBodyStream = InputStream(data: body)
+        sized.setValue("200000", forHTTPHeaderField: "Content-Length")
+        sized.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding")
+        let sentSized = try await performer.perform(sized)
+        #expect(String(decoding: sentSized.body, as: UTF8.self) == "200000 - 200000")
+    }
+
+    @Test func failsAStreamBodyShorterThanItsLength() async throws {
+        server.route("POST", "/upload", response: .text("never"))
+        var request = URLRequest(url: server.url("/upload"))
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data(count: 10))
+        request.setValue("20", forHTTPHeaderField: "Content-Length")
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await SocketRequestPerformer().perform(request)
+        }
+        #expect(error?.message == "the request body stream ended after 10 bytes, short of its Content-Length of 20")
+    }
+
+    /// A header value with a line break never splits the head: FoundationNetworking drops such a field from the
+    /// request, and the transport refuses one that gets through.
+    @Test func neverSendsAHeaderValueWithALineBreak() async throws {
+        server.route("/x", response: .text("x"))
+        var request = URLRequest(url: server.url("/x"))
+        request.setValue("a\r\nInjected: yes", forHTTPHeaderField: "X-Note")
+        do {
+            _ = try await SocketRequestPerformer().perform(request)
+            let received = try #require(server.receivedRequests.last)
+            #expect(received.header("Injected") == nil)
+            #expect(received.header("X-Note") == nil)
+        } catch let error as SluiceError {
+            #expect(error.message == "the header field X-Note holds a line break, which would split the request head")
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test func sendsNoAcceptEncodingAndNamesTheHost() async throws {
+        server.route("/headers") { request in
+            .text("\(request.header("Accept-Encoding") ?? "-") \(request.header("Host") ?? "-")")
+        }
+        let response = try await SocketRequestPerformer().perform(URLRequest(url: server.url("/headers")))
+        #expect(String(decoding: response.body, as: UTF8.self) == "- 127.0.0.1:\(server.port)")
+    }
+
+    @Test func readsNoBodyAfterA304() async throws {
+        // The 304 announces the length of the representation it stands for, and sends no body.
+        server.route(
+            "/cached",
+            response: LoopbackResponse(
+                fault: .raw(["HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n"], thenClose: false)
+            )
+        )
+        server.route("/after", response: .text("after"))
+        let performer = SocketRequestPerformer()
+        let cached = try await performer.perform(URLRequest(url: server.url("/cached")))
+        #expect(cached.status.code == 304)
+        #expect(cached.body.isEmpty)
+        // The connection carries the next request: nothing of the 304 was left to read.
+        let after = try await performer.perform(URLRequest(url: server.url("/after")))
+        #expect(String(decoding: after.body, as: UTF8.self) == "after")
+        #expect(server.acceptedConnections == 1)
+    }
+
+    @Test func resolvesAHostName() async throws {
+        server.route("/named", response: .text("named"))
+        let url = try #require(URL(string: "http://localhost:\(server.port)/named"))
+        let response = try await SocketRequestPerformer().perform(URLRequest(url: url))
+        #expect(String(decoding: response.body, as: UTF8.self) == "named")
+    }
+
+    @Test func closesIdleConnectionsAfterTheIdleTimeout() async throws {
+        server.route("/n", response: .text("n"))
+        let performer = SocketRequestPerformer(configuration: .init(idleConnectionTimeout: .milliseconds(100)))
+        _ = try await performer.perform(URLRequest(url: server.url("/n")))
+        // Kept alive at first (unless the machine is so busy that the timeout has passed already).
+        #expect(performer.openConnections <= 1)
+        #expect(server.acceptedConnections == 1)
+        try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
+        try await waitUntil("the server saw it close") { server.openConnections == 0 }
+    }
+
+    @Test func cancellingARequestFreesItsPlaceInThePool() async throws {
+        server.route("/hang", response: LoopbackResponse.text("late").delayed(by: .seconds(30)))
+        server.route("/quick", response: .text("quick"))
+        let performer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
+        let hanging = Task { try await performer.perform(URLRequest(url: server.url("/hang"))) }
+        try await waitUntil("the request at the server") { server.receivedRequests.count == 1 }
+        hanging.cancel()
+        await #expect(throws: CancellationError.self) { try await hanging.value }
+        #expect(performer.openConnections == 0)
+        let quick = try await performer.perform(URLRequest(url: server.url("/quick")))
+        #expect(String(decoding: quick.body, as: UTF8.self) == "quick")
+    }
+}

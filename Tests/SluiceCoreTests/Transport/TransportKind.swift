@@ -1,0 +1,53 @@
+import Foundation
+import SluiceCore
+import Testing
+
+/// The transports the transport suites run against: URLSession's and Sluice's own.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession
+    case sockets
+
+    var testDescription: String { rawValue }
+
+    /// A performer of this kind with room for fifty connections to one host and the given limits.
+    ///
+    /// - Parameters:
+    ///   - maximumBodySize: The largest buffered body.
+    ///   - streamBufferLimit: For URLSession, the most bytes held for a reader that is behind; for the sockets, the
+    ///     bytes read ahead of it.
+    /// - Returns: The performer.
+    func makePerformer(maximumBodySize: Int = 64 << 20, streamBufferLimit: Int = 64 << 20) -> any RequestPerformer {
+        switch self {
+        case .urlSession:
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = 50
+            return NetworkRequestPerformer(
+                configuration: configuration,
+                maximumBodySize: maximumBodySize,
+                streamBufferLimit: streamBufferLimit
+            )
+        case .sockets:
+            return SocketRequestPerformer(
+                configuration: SocketRequestPerformer.Configuration(
+                    maximumConnectionsPerOrigin: 50,
+                    maximumBodySize: maximumBodySize,
+                    streamReadAhead: min(streamBufferLimit, 256 << 10)
+                )
+            )
+        }
+    }
+}
+
+/// The requests a performer is carrying: URLSession's tasks not yet ended, or Sluice's own connections not idle.
+///
+/// - Parameter performer: A performer made by ``TransportKind/makePerformer(maximumBodySize:streamBufferLimit:)``.
+/// - Returns: The count; 0 when nothing is left behind.
+func requestsInFlight(_ performer: any RequestPerformer) -> Int {
+    if let performer = performer as? NetworkRequestPerformer {
+        return performer.requestsInFlight
+    }
+    if let performer = performer as? SocketRequestPerformer {
+        return performer.openConnections - performer.idleConnections
+    }
+    return 0
+}

@@ -1,0 +1,155 @@
+import ClientFixtures
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+/// The streaming form of both transports against the loopback server, each test once per transport.
+@Suite struct TransportStreamingTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+    }
+
+    /// The loopback server as Sluice's own transport names it in errors.
+    var origin: String { "\(server.baseURL.host ?? ""):\(server.baseURL.port ?? 0)" }
+
+    /// A response that never ends on its own: a terabyte, a kilobyte every 10 ms, so that a transfer that ends
+    /// was ended by the client.
+    static let endless = LoopbackResponse.generated(byteCount: 1 << 40, chunkSize: 1_024, pause: .milliseconds(10))
+
+    /// A body whose byte `i` is `i % 251`, so that a chunk out of place shows.
+    static func pattern(_ count: Int) -> Data {
+        LoopbackResponse.generatedBytes(in: 0..<Int64(count))
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func streamsABodyInChunksThatAddUpToIt(_ kind: TransportKind) async throws {
+        let body = Self.pattern(4 << 20)
+        server.route("/big", response: LoopbackResponse(headers: [LoopbackHeader("X-Kind", "pattern")], body: body))
+        let performer = kind.makePerformer()
+        let response = try await performer.stream(URLRequest(url: server.url("/big")))
+        #expect(response.status == .ok)
+        #expect(response.headers["x-kind"] == "pattern")
+        #expect(response.body.expectedLength == Int64(body.count))
+        var received = Data()
+        var chunks = 0
+        for try await chunk in response.body {
+            received.append(chunk)
+            chunks += 1
+        }
+        #expect(received == body)
+        #expect(chunks > 1)
+        try await waitUntil("the task has ended") { requestsInFlight(performer) == 0 }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func streamsAChunkedBody(_ kind: TransportKind) async throws {
+        let body = Self.pattern(100_000)
+        server.route("/chunked", response: LoopbackResponse(body: body).injecting(.chunked(chunkSize: 1_000)))
+        let response = try await kind.makePerformer().stream(URLRequest(url: server.url("/chunked")))
+        #expect(response.body.expectedLength == nil)
+        #expect(try await response.body.collect(upTo: 1 << 20) == body)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aConnectionCutMidBodyFailsTheBodyAfterTheBytesBeforeIt(_ kind: TransportKind) async throws {
+        server.route(
+            "/cut",
+            response: LoopbackResponse(body: Self.pattern(10_000)).injecting(.closeMidBody(afterBytes: 3_000))
+        )
+        let performer = kind.makePerformer()
+        let response = try await performer.stream(URLRequest(url: server.url("/cut")))
+        #expect(response.status == .ok)
+        var received = Data()
+        let error = await #expect(throws: (any Error).self) {
+            for try await chunk in response.body {
+                received.append(chunk)
+            }
+        }
+        switch kind {
+        case .urlSession:
+            #expect(error is URLError)
+        case .sockets:
+            let message = (error as? SluiceError)?.message
+            #expect(message == "the server closed the connection after 3000 of 10000 bytes of the body (\(origin))")
+        }
+        #expect(received == Self.pattern(3_000))
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func droppingTheBodyEndsTheTransfer(_ kind: TransportKind) async throws {
+        server.route(
+            "/slow",
+            response: Self.endless
+        )
+        let performer = kind.makePerformer()
+        do {
+            let response = try await performer.stream(URLRequest(url: server.url("/slow")))
+            var iterator = response.body.makeAsyncIterator()
+            _ = try await iterator.next()
+        }
+        try await waitUntil("the dropped body's task has ended") { requestsInFlight(performer) == 0 }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingTheReadingTaskEndsTheTransferAtOnce(_ kind: TransportKind) async throws {
+        server.route("/slow", response: Self.endless)
+        let performer = kind.makePerformer()
+        let response = try await performer.stream(URLRequest(url: server.url("/slow")))
+        let reader = Task {
+            for try await _ in response.body {}
+        }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        try await waitUntil("the cancelled task has ended") { requestsInFlight(performer) == 0 }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingBeforeTheHeadThrowsACancellation(_ kind: TransportKind) async throws {
+        server.route("/late", response: LoopbackResponse.text("late").delayed(by: .seconds(30)))
+        let performer = kind.makePerformer()
+        let request = URLRequest(url: server.url("/late"))
+        let streaming = Task { try await performer.stream(request) }
+        try await waitUntil("the request has arrived") { server.receivedRequests.count == 1 }
+        streaming.cancel()
+        let error = await #expect(throws: (any Error).self) { try await streaming.value }
+        #expect((error as? URLError)?.code == .cancelled || error is CancellationError)
+        try await waitUntil("the cancelled task has ended") { requestsInFlight(performer) == 0 }
+    }
+
+    /// URLSession's on Linux alone; Sluice's own transport stops reading instead.
+    @Test func aReaderTooFarBehindFailsTheStreamWithAnErrorThatSaysSo() async throws {
+        #if canImport(Darwin)
+        // Apple platforms pause the transfer instead; see streamsABodyInChunksThatAddUpToIt.
+        #else
+        server.route("/big", response: LoopbackResponse(body: Self.pattern(4 << 20)))
+        let performer = NetworkRequestPerformer(streamBufferLimit: 64 << 10)
+        let response = try await performer.stream(URLRequest(url: server.url("/big")))
+        try await waitUntil("the transfer has ended") { requestsInFlight(performer) == 0 }
+        let error = await #expect(throws: SluiceError.self) { try await response.body.collect(upTo: 8 << 20) }
+        #expect(
+            error?.message
+                == "the reader of the streamed body fell more than 65536 bytes behind, the performer's stream buffer "
+                + "limit; URLSession on this platform cannot pause a transfer"
+        )
+        #endif
+    }
+
+    @Test func aPerformerThatOnlyBuffersStreamsItsWholeBodyAsOneChunk() async throws {
+        struct Fixed: RequestPerformer {
+            func perform(_ request: URLRequest) async throws -> HTTPResponse {
+                HTTPResponse(status: .created, headers: ["X-Fixed": "yes"], body: Data("all at once".utf8))
+            }
+        }
+        let response = try await Fixed().stream(URLRequest(url: URL(string: "http://example.invalid/")!))
+        #expect(response.status == .created)
+        #expect(response.headers["x-fixed"] == "yes")
+        var chunks: [Data] = []
+        for try await chunk in response.body {
+            chunks.append(chunk)
+        }
+        #expect(chunks == [Data("all at once".utf8)])
+    }
+}
