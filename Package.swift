@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(
             name: "SluiceJSONTests",
             dependencies: ["SluiceJSON", "JSONFuzzSupport", "TestSupport"],
-            exclude: ["Resources"]
+            exclude: ["Parsing/Resources"]
         ),
         // The models, requests and endpoints that the client's test targets share.
         .target(
