@@ -1,5 +1,5 @@
 package import Foundation
-package import SluiceCore
+import SluiceCore
 package import SluiceTesting
 
 /// A directory of its own for one test's files, removed with everything in it when the test drops it.

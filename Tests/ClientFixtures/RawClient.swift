@@ -1,6 +1,6 @@
 // What the loopback server's test suites share: a URLSession that fails fast, and a raw socket client for what
 // URLSession cannot express (malformed requests, pipelining, HTTP/1.0, reading exactly what the server sent).
-package import Foundation
+import Foundation
 package import SluiceCore
 package import SluiceTesting
 import Testing

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import SluiceCore
 
 /// A performer that streams scripted responses, counts its calls, and keeps every body's writer, so that a test sees

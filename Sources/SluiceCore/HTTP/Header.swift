@@ -20,20 +20,10 @@ public struct Header: Sendable {
         self.canonicalName = Header.asciiLowercased(name)
     }
 
-    /// Whether the name is a valid field name token (RFC 9110, 5.1): one or more of the characters
-    /// `!#$%&'*+-.^_`|~`, digits and letters.
+    /// Whether the name is a valid field name token (RFC 9110, 5.1): one or more of the ASCII letters and digits, the
+    /// punctuation `!#$%&'*+-.^_|~`, and the backtick.
     public var isValidToken: Bool {
-        !name.isEmpty && name.utf8.allSatisfy(Header.isTokenCharacter)
-    }
-
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        HTTPToken.isToken(name.utf8)
     }
 
     static func asciiLowercased(_ string: String) -> String {

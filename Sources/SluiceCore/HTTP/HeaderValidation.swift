@@ -5,7 +5,7 @@ package enum HeaderValidation {
     /// - Throws: ``EndpointBuildError`` naming the endpoint and the header.
     package static func check(name: String, value: String, endpoint: String) throws(EndpointBuildError) {
         guard Header(name).isValidToken else {
-            let bad = name.unicodeScalars.first { !$0.isASCII || !Header.isTokenCharacter(UInt8($0.value)) }
+            let bad = name.unicodeScalars.first { !$0.isASCII || !HTTPToken.isCharacter(UInt8($0.value)) }
             throw EndpointBuildError(
                 endpoint: endpoint,
                 field: field(naming: name),

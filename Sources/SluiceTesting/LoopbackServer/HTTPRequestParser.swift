@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// Why a request cannot be served: the server answers with `status`, then closes the connection.
 struct RequestRejection: Error, Equatable {
@@ -64,7 +65,7 @@ enum HTTPRequestParser {
         let method = parts[0]
         let target = parts[1]
         let version = parts[2]
-        guard !method.isEmpty, method.allSatisfy(isTokenByte) else {
+        guard HTTPToken.isToken(method) else {
             throw RequestRejection(status: 400, reason: "malformed method")
         }
         guard !target.isEmpty, target.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
@@ -99,7 +100,7 @@ enum HTTPRequestParser {
             throw RequestRejection(status: 400, reason: "header line without a colon")
         }
         let name = line[..<colon]
-        guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+        guard HTTPToken.isToken(name) else {
             throw RequestRejection(status: 400, reason: "malformed header name")
         }
         var value = line[(colon + 1)...]
@@ -210,17 +211,6 @@ enum HTTPRequestParser {
     /// Decodes header or target bytes: UTF-8 when valid, otherwise ISO 8859-1 (the historical header charset).
     private static func decodeText(_ bytes: ArraySlice<UInt8>) -> String {
         String(bytes: bytes, encoding: .utf8) ?? String(bytes.map { Character(Unicode.Scalar($0)) })
-    }
-
-    /// Whether `byte` may appear in an HTTP token (`tchar` in RFC 9110).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 
     /// Whether `byte` is an ASCII decimal digit.

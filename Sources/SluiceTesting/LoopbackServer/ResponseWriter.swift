@@ -272,7 +272,7 @@ struct ResponseWriter {
             return .text("LoopbackServer: route returned invalid status \(response.status)", status: 500)
         }
         for header in response.headers {
-            let nameIsToken = !header.name.isEmpty && header.name.utf8.allSatisfy(HTTPRequestParser.isTokenByte)
+            let nameIsToken = HTTPToken.isToken(header.name.utf8)
             let valueIsSafe = !header.value.utf8.contains {
                 $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
             }

@@ -282,7 +282,7 @@ struct ResponseParser {
             throw ResponseProtocolError(message: "a header line has no colon: \(Self.quoted(line))")
         }
         let name = line[..<colon]
-        guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter) else {
+        guard HTTPToken.isToken(name) else {
             throw ResponseProtocolError(message: "a header name is not a valid token: \(Self.quoted(line))")
         }
         var value = line[(colon + 1)...]
@@ -451,17 +451,6 @@ extension UInt8 {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
         default: nil
-        }
-    }
-
-    /// Whether the byte may appear in an HTTP token (RFC 9110, section 5.6.2).
-    fileprivate var isTokenCharacter: Bool {
-        switch self {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(self)
         }
     }
 }
