@@ -320,6 +320,7 @@ struct ResponseParser {
         var connectionTokens: [Substring] = []
         var lengths: [Substring] = []
         var codings: [Substring] = []
+        var hasTransferEncoding = false
         for field in head.fields {
             switch field.name.lowercased() {
             case "connection":
@@ -327,14 +328,16 @@ struct ResponseParser {
             case "content-length":
                 lengths += field.value.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
             case "transfer-encoding":
-                codings += field.value.lowercased().split(separator: ",").map(Self.trimmed)
+                // Empty list elements are not codings (RFC 9110, section 5.6.1), but the field is there all the same.
+                hasTransferEncoding = true
+                codings += field.value.lowercased().split(separator: ",").map(Self.trimmed).filter { !$0.isEmpty }
             default:
                 break
             }
         }
         head.keepAlive =
             minorVersion >= 1 ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
-        if !codings.isEmpty && !lengths.isEmpty {
+        if hasTransferEncoding && !lengths.isEmpty {
             throw ResponseProtocolError(
                 message: "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
             )

@@ -272,6 +272,12 @@ import Testing
             closes: true,
             "200 close; body \"ab\"; end"
         ),
+        // RFC 9110, section 5.6.1: empty list elements are not elements.
+        row(
+            "chunked with empty list elements around it",
+            "\(ok)Transfer-Encoding: , chunked, , \t,\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+            "200 keep-alive; body \"ok\"; end"
+        ),
         // Persistence (RFC 9112, section 9.3).
         row(
             "HTTP/1.1 Connection: close",
@@ -539,6 +545,11 @@ import Testing
         row(
             "Transfer-Encoding and Content-Length",
             "\(ok)Transfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\nok",
+            "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
+        ),
+        row(
+            "Transfer-Encoding without a coding and Content-Length",
+            "\(ok)Transfer-Encoding:\r\nContent-Length: 2\r\n\r\nok",
             "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
         ),
         row(
