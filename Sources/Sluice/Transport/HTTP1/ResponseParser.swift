@@ -377,6 +377,11 @@ struct ResponseParser {
         } else if case .length(0) = framing {
             framing = .complete
         }
+        if minorVersion == 0 && hasTransferEncoding {
+            // HTTP/1.0 has no Transfer-Encoding: a hop may have passed it on without applying it, so the framing may
+            // be faulty and the connection ends after the response (RFC 9112, section 6.1).
+            head.keepAlive = false
+        }
         state = framing
         try report(.head(head))
         if case .complete = framing {

@@ -300,6 +300,19 @@ import Testing
             "200 keep-alive length 2; body \"ok\"; end"
         ),
         row("HTTP/1.0 without a length", "HTTP/1.0 200 OK\r\n\r\nok", closes: true, "200 close; body \"ok\"; end"),
+        // RFC 9112, section 6.1: Transfer-Encoding in HTTP/1.0 may be framing a hop did not apply; the connection
+        // ends after the response.
+        row(
+            "HTTP/1.0 chunked with Connection: keep-alive",
+            "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+            "200 close; body \"ok\"; end"
+        ),
+        row(
+            "HTTP/1.0 HEAD response announcing chunked with Connection: keep-alive",
+            "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n",
+            head: true,
+            "200 close; end"
+        ),
     ]
 
     @Test(arguments: framingRows)
