@@ -342,9 +342,11 @@ struct ResponseParser {
                 message: "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
             )
         }
+        let hasNoBody = isHeadRequest || status == 204 || status == 304
         var framing: State
         if !codings.isEmpty {
-            guard codings == ["chunked"] else {
+            // A response without a body may name the codings it would have had (RFC 9112, section 6.1).
+            guard codings == ["chunked"] || hasNoBody else {
                 throw ResponseProtocolError(
                     message:
                         "unsupported Transfer-Encoding \(Self.quoted(codings.joined(separator: ", "))); only chunked is"
@@ -368,7 +370,7 @@ struct ResponseParser {
             head.keepAlive = false
             framing = .untilClose
         }
-        if isHeadRequest || status == 204 || status == 304 {
+        if hasNoBody {
             // No body, whatever the head announces; the connection continues as its Connection field says.
             head.contentLength = nil
             head.keepAlive =

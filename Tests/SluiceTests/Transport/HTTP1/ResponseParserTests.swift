@@ -186,6 +186,18 @@ import Testing
             "HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n",
             "304 keep-alive; end"
         ),
+        // RFC 9112, section 6.1: such a response may name the codings the body would have had.
+        row(
+            "HEAD response announcing codings other than chunked",
+            "\(ok)Transfer-Encoding: gzip, chunked\r\n\r\n",
+            head: true,
+            "200 keep-alive; end"
+        ),
+        row(
+            "304 announcing codings other than chunked",
+            "HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "304 keep-alive; end"
+        ),
         // 3 and 4. Transfer-Encoding with chunked as the final (and only supported) coding.
         row(
             "chunked body",
