@@ -200,7 +200,9 @@ struct ResponseParser {
         headBytes += bytes
         switch state {
         case .statusLine, .fields:
-            if case .statusLine = state, line.count > limits.statusLineLength {
+            // A CR the line ends with belongs to its line end, which the limit leaves out.
+            let lineEnd = line.last == UInt8(ascii: "\r") ? 1 : 0
+            if case .statusLine = state, line.count - lineEnd > limits.statusLineLength {
                 throw ResponseProtocolError(
                     message: "the status line is longer than the limit of \(limits.statusLineLength) bytes"
                 )

@@ -529,6 +529,12 @@ import Testing
             "200 keep-alive length 0; end"
         ),
         row(
+            "a status line at the limit, ended by CRLF",
+            "\(ok)Content-Length: 0\r\n\r\n",
+            limits: shortStatusLine,
+            "200 keep-alive length 0; end"
+        ),
+        row(
             "fields at the limit",
             "\(ok)A: 1\r\nContent-Length: 0\r\n\r\n",
             limits: small,
@@ -814,6 +820,12 @@ import Testing
         row(
             "a status line past the limit",
             "HTTP/1.1 200 OK!\r\n\r\n",
+            limits: shortStatusLine,
+            "the status line is longer than the limit of 15 bytes"
+        ),
+        row(
+            "a status line past the limit by a bare CR",
+            "HTTP/1.1 200 OK\r!\r\n\r\n",
             limits: shortStatusLine,
             "the status line is longer than the limit of 15 bytes"
         ),
