@@ -200,7 +200,9 @@ struct ResponseParser {
         headBytes += bytes
         switch state {
         case .statusLine, .fields:
-            if case .statusLine = state, line.count > limits.statusLineLength {
+            // A CR the line ends with belongs to its line end, which the limit leaves out.
+            let lineEnd = line.last == UInt8(ascii: "\r") ? 1 : 0
+            if case .statusLine = state, line.count - lineEnd > limits.statusLineLength {
                 throw ResponseProtocolError(
                     message: "the status line is longer than the limit of \(limits.statusLineLength) bytes"
                 )
@@ -320,6 +322,7 @@ struct ResponseParser {
         var connectionTokens: [Substring] = []
         var lengths: [Substring] = []
         var codings: [Substring] = []
+        var hasTransferEncoding = false
         for field in head.fields {
             switch field.name.lowercased() {
             case "connection":
@@ -327,21 +330,25 @@ struct ResponseParser {
             case "content-length":
                 lengths += field.value.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
             case "transfer-encoding":
-                codings += field.value.lowercased().split(separator: ",").map(Self.trimmed)
+                // Empty list elements are not codings (RFC 9110, section 5.6.1), but the field is there all the same.
+                hasTransferEncoding = true
+                codings += field.value.lowercased().split(separator: ",").map(Self.trimmed).filter { !$0.isEmpty }
             default:
                 break
             }
         }
         head.keepAlive =
             minorVersion >= 1 ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
-        if !codings.isEmpty && !lengths.isEmpty {
+        if hasTransferEncoding && !lengths.isEmpty {
             throw ResponseProtocolError(
                 message: "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
             )
         }
+        let hasNoBody = isHeadRequest || status == 204 || status == 304
         var framing: State
         if !codings.isEmpty {
-            guard codings == ["chunked"] else {
+            // A response without a body may name the codings it would have had (RFC 9112, section 6.1).
+            guard codings == ["chunked"] || hasNoBody else {
                 throw ResponseProtocolError(
                     message:
                         "unsupported Transfer-Encoding \(Self.quoted(codings.joined(separator: ", "))); only chunked is"
@@ -365,7 +372,7 @@ struct ResponseParser {
             head.keepAlive = false
             framing = .untilClose
         }
-        if isHeadRequest || status == 204 || status == 304 {
+        if hasNoBody {
             // No body, whatever the head announces; the connection continues as its Connection field says.
             head.contentLength = nil
             head.keepAlive =
@@ -373,6 +380,11 @@ struct ResponseParser {
             framing = .complete
         } else if case .length(0) = framing {
             framing = .complete
+        }
+        if minorVersion == 0 && hasTransferEncoding {
+            // HTTP/1.0 has no Transfer-Encoding: a hop may have passed it on without applying it, so the framing may
+            // be faulty and the connection ends after the response (RFC 9112, section 6.1).
+            head.keepAlive = false
         }
         state = framing
         try report(.head(head))
