@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Sluice
+@testable import SluiceCore
 
 /// The HTTP/1.1 response parser as a pure function over bytes: each row is read whole, a byte at a time, and in two
 /// pieces split at each offset, and every way must give the row's result.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Sluice
+@testable import SluiceCore
 
 /// The request head Sluice's own transport sends, byte for byte, and the body framing it chooses.
 @Suite struct RequestHeadTests {
