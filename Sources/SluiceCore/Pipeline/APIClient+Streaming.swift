@@ -37,7 +37,6 @@ extension APIClient {
                 request in
                 try await performer.stream(request)
             }
-            exchange.metrics.transport = ContinuousClock.now - sent
             let headOnly = HTTPResponse(status: head.status, headers: head.headers, url: head.url)
             if !acceptableStatus.accepts(head.status) {
                 var response = headOnly

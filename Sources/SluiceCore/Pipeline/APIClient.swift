@@ -100,46 +100,39 @@ public struct APIClient: Client {
         var context: RequestContext?
     }
 
+    /// Runs one request's stages in order: build, transport, status, deserialize, parse, and the request's `parse`.
+    ///
+    /// Each stage notes in the exchange what it produced and how long it took, for the error and the observers'
+    /// finish event.
     private func run<R: Request>(
         _ request: R,
         exchange: inout Exchange
     ) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var mark = start
         // Read only with a deadline, so that a request without one reads no other clock.
         let elapsed = deadline.map { _ in Stopwatch(self.clock) }
-
         let (urlRequest, context) = try build(request, exchange: &exchange, elapsed: elapsed)
-        mark = clock.now
-        let httpResponse = try await transport(urlRequest, in: context, exchange: &exchange, elapsed: elapsed) {
+        let response = try await transport(urlRequest, in: context, exchange: &exchange, elapsed: elapsed) {
             performer,
             request in
             try await performer.perform(request)
         }
-        let now = clock.now
-        exchange.metrics.transport = now - mark
-        exchange.response = httpResponse
-        exchange.metrics.responseBodyBytes = httpResponse.body.count
-
-        try checkStatus(of: httpResponse, for: request, sent: urlRequest)
-
-        var stageMetrics: PipelineMetrics? = exchange.metrics
-        defer { exchange.metrics = stageMetrics ?? exchange.metrics }
-        let value = try request.runResponseStages(
-            body: httpResponse.body,
+        exchange.response = response
+        exchange.metrics.responseBodyBytes = response.body.count
+        try checkStatus(of: response, for: request, sent: urlRequest)
+        let value = try request.responseStages(
+            body: response.body,
             deserializer: deserializer,
-            metrics: &stageMetrics,
-            startingAt: now
+            metrics: &exchange.metrics
         )
-        let deserialized = stageMetrics.map { $0.build + $0.transport + $0.deserialize } ?? .zero
-        try checkDeadline(elapsed, stage: deadline.map { deserialized > $0 } == true ? .deserialize : .parse)
-        return ClientResponse(
-            value: value,
-            request: urlRequest,
-            http: httpResponse,
-            metrics: stageMetrics ?? exchange.metrics
-        )
+        try checkDeadline(elapsed, stage: lastResponseStage(within: exchange.metrics))
+        return ClientResponse(value: value, request: urlRequest, http: response, metrics: exchange.metrics)
+    }
+
+    /// The response stage during which the deadline passed, read from the stage times: deserialize when the stages up
+    /// to it took longer than the deadline, parse otherwise.
+    private func lastResponseStage(within metrics: PipelineMetrics) -> SluiceError.Stage {
+        guard let deadline, metrics.build + metrics.transport + metrics.deserialize > deadline else { return .parse }
+        return .deserialize
     }
 
     /// The build stage: builds the request, makes its context, and notes both and the stage's time in the exchange.
@@ -164,7 +157,7 @@ public struct APIClient: Client {
     }
 
     /// The transport stage, in either form: runs `send` on the performer under the request's context, within what
-    /// is left of the deadline, and wraps what it throws.
+    /// is left of the deadline, wraps what it throws, and notes the stage's time in the exchange, however it ends.
     func transport<Response: Sendable>(
         _ urlRequest: URLRequest,
         in context: RequestContext,
@@ -173,6 +166,7 @@ public struct APIClient: Client {
         _ send: @escaping @Sendable (any RequestPerformer, URLRequest) async throws -> Response
     ) async throws(SluiceError) -> Response {
         let start = ContinuousClock.now
+        defer { exchange.metrics.transport = ContinuousClock.now - start }
         do {
             // The performers see the context; the rest of the pipeline needs none.
             return try await context.withCurrent { [requestPerformer, deadline, clock = self.clock] in
@@ -186,7 +180,6 @@ public struct APIClient: Client {
                 return response
             }
         } catch {
-            exchange.metrics.transport = ContinuousClock.now - start
             throw APIClient.transportError(error, request: urlRequest)
         }
     }

@@ -29,48 +29,42 @@ extension Request {
         from body: Data,
         deserializer: any Deserializer = JSONDeserializer()
     ) throws(SluiceError) -> ResponseObject {
-        var metrics: PipelineMetrics?
-        return try runResponseStages(body: body, deserializer: deserializer, metrics: &metrics)
+        var metrics = PipelineMetrics()
+        return try responseStages(body: body, deserializer: deserializer, metrics: &metrics)
     }
 
-    /// The response stages, timed into `metrics` when it is not `nil`, from `stagesStart` when the caller has just
-    /// read the clock.
-    func runResponseStages(
+    /// The response stages on a successful response's body, in order: deserialize (with the request's own
+    /// deserializer, or `clientDeserializer`), parse with ``Request/ResponseParser``, then ``Request/parse(_:)``.
+    ///
+    /// Each stage's time goes into `metrics`, whether it succeeds or fails, so that an error reports how long the
+    /// failing stage ran.
+    func responseStages(
         body: Data,
         deserializer clientDeserializer: any Deserializer,
-        metrics: inout PipelineMetrics?,
-        startingAt stagesStart: ContinuousClock.Instant? = nil
+        metrics: inout PipelineMetrics
     ) throws(SluiceError) -> ResponseObject {
         if let passthrough = passthroughObject(body) {
             return passthrough
         }
         let clock = ContinuousClock()
-        let start = metrics == nil ? nil : (stagesStart ?? clock.now)
-        var parsed: ContinuousClock.Instant?
-        // Timed whether the stages succeed or fail, so that an error reports how long the failing stage ran.
-        defer {
-            if let start {
-                let end = clock.now
-                metrics?.deserialize = (parsed ?? end) - start
-                metrics?.parse = parsed.map { end - $0 } ?? .zero
-            }
-        }
+        let start = clock.now
         let object: Any
         do {
             object = try (deserializer ?? clientDeserializer).deserialize(body)
         } catch {
+            metrics.deserialize = clock.now - start
             throw SluiceError(.deserialize, underlyingError: error)
         }
-        parsed = start == nil ? nil : clock.now
-        let value: ResponseObject
+        let parseStart = clock.now
+        metrics.deserialize = parseStart - start
+        defer { metrics.parse = clock.now - parseStart }
         do {
-            value = try parse(ResponseParser.parse(object))
+            return try parse(ResponseParser.parse(object))
         } catch let error as SluiceError {
             throw error
         } catch {
             throw SluiceError(.parse, underlyingError: error)
         }
-        return value
     }
 
     /// The response object of a request that does not deserialize its body: `()` for `Void`, an
