@@ -41,6 +41,12 @@ public final class RequestContext: Sendable {
     public let id: UInt64
     /// What builds the request again; `nil` for a context made from a `URLRequest` alone.
     private let source: (any Request)?
+    /// What receives the bytes of the request's body sent so far and, when known, the bytes in all; `nil` when no one
+    /// asked (the request is not performed through ``Client/upload(_:)``).
+    ///
+    /// A transport of your own calls it as it sends the body: ``Upload/progress`` then reports what it says.
+    /// ``NetworkRequestPerformer`` and ``SocketRequestPerformer`` call it as they read the body for sending.
+    public let uploadProgress: (@Sendable (_ bytesSent: Int64, _ expectedBytes: Int64?) -> Void)?
 
     private struct State {
         var attempts = 0
@@ -66,6 +72,7 @@ public final class RequestContext: Sendable {
     public init(request: URLRequest, builtBy source: (any Request)? = nil) {
         self.request = request
         self.source = source
+        self.uploadProgress = UploadProgressReporter.current
         self.id = RequestContext.counter.withLock { counter in
             counter += 1
             return counter

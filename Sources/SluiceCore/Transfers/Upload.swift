@@ -66,10 +66,10 @@ extension Client {
     /// - Returns: The upload, already started.
     public func upload<R: Request>(_ request: R) -> Upload<R.ResponseObject> where R.ResponseObject: Sendable {
         Upload { progress in
-            let reporter = UploadProgressReporter { sent, expected in
+            let report: @Sendable (Int64, Int64?) -> Void = { sent, expected in
                 progress.yield(TransferProgress(bytesTransferred: sent, expectedBytes: expected))
             }
-            return await UploadProgressReporter.$current.withValue(reporter) {
+            return await UploadProgressReporter.$current.withValue(report) {
                 do throws(SluiceError) {
                     return .success(try await perform(request))
                 } catch {

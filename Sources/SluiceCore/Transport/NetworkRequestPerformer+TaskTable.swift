@@ -16,7 +16,7 @@ extension NetworkRequestPerformer {
             /// reader that is behind.
             var limit: Int
             /// Who wants to know how much of the request body was sent, and the body's length when known.
-            var upload: (reporter: UploadProgressReporter, expected: Int64?)?
+            var upload: (report: UploadProgressReporter.Report, expected: Int64?)?
             var body = Data()
             var response: HTTPURLResponse?
             var failure: (any Error)?
@@ -65,7 +65,7 @@ extension NetworkRequestPerformer {
             _ identifier: Int,
             continuation: CheckedContinuation<HTTPResponse, any Error>,
             limit: Int,
-            upload: (reporter: UploadProgressReporter, expected: Int64?)?
+            upload: (report: UploadProgressReporter.Report, expected: Int64?)?
         ) -> Bool {
             let cancelled = state.withLock { state in
                 if state.cancelledEarly.remove(identifier) != nil {
@@ -85,7 +85,7 @@ extension NetworkRequestPerformer {
             _ identifier: Int,
             head: CheckedContinuation<StreamedHTTPResponse, any Error>,
             bufferLimit: Int,
-            upload: (reporter: UploadProgressReporter, expected: Int64?)?
+            upload: (report: UploadProgressReporter.Report, expected: Int64?)?
         ) -> Bool {
             let cancelled = state.withLock { state in
                 if state.cancelledEarly.remove(identifier) != nil {
@@ -383,7 +383,7 @@ extension NetworkRequestPerformer {
         ) {
             guard let upload = state.withLock({ $0.entries[task.taskIdentifier]?.upload }) else { return }
             let expected = upload.expected ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
-            upload.reporter.report(totalBytesSent, expected)
+            upload.report(totalBytesSent, expected)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -216,7 +216,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     ) async throws -> Response {
         let head = try RequestHead(request, target: origin)
         let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
-        let reporter = UploadProgressReporter.current
+        let reporter = RequestContext.current?.uploadProgress
         let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
         var fresh = false
         EventLoop.requestsInFlight.withLock { $0 += 1 }

@@ -88,7 +88,7 @@ import Testing
     @Test func aTransportOfYourOwnReportsThroughTheContext() async throws {
         struct Reporting: RequestPerformer {
             func perform(_ request: URLRequest) async throws -> HTTPResponse {
-                let report = RequestContext.uploadProgress
+                let report = RequestContext.current?.uploadProgress
                 let total = Int64(request.httpBody?.count ?? 0)
                 report?(total / 2, total)
                 report?(total, total)

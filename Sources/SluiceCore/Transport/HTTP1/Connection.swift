@@ -245,7 +245,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                     headBytesUnsent = max(0, headBytesUnsent - count)
                     if bodySent > 0 {
                         exchange.bodyBytesSent += Int64(bodySent)
-                        exchange.upload?.report(exchange.bodyBytesSent, Int64(exchange.request.httpBody?.count ?? 0))
+                        exchange.upload?(exchange.bodyBytesSent, Int64(exchange.request.httpBody?.count ?? 0))
                     }
                 }
             case .wouldBlock:
@@ -320,9 +320,9 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         }
         exchange.bodyBytesSent += Int64(count)
         if case .length(let length) = exchange.head.framing {
-            exchange.upload?.report(exchange.bodyBytesSent, length)
+            exchange.upload?(exchange.bodyBytesSent, length)
         } else {
-            exchange.upload?.report(exchange.bodyBytesSent, nil)
+            exchange.upload?(exchange.bodyBytesSent, nil)
         }
         return true
     }

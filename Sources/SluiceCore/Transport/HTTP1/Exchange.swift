@@ -20,7 +20,7 @@ final class Exchange: @unchecked Sendable {
     /// The longest wait for a byte of the response; `nil` for none.
     let idleTimeout: Duration?
     /// Who wants to know how much of the body was sent, and the body's length when known.
-    let upload: UploadProgressReporter?
+    let upload: UploadProgressReporter.Report?
     /// Set by the cancelling task; read on the loop, so that a cancellation that comes first is not missed.
     let cancelled = Locked(false)
 
@@ -44,7 +44,7 @@ final class Exchange: @unchecked Sendable {
         request: URLRequest,
         head: RequestHead,
         idleTimeout: Duration?,
-        upload: UploadProgressReporter?,
+        upload: UploadProgressReporter.Report?,
         now: ContinuousClock.Instant
     ) {
         self.request = request
