@@ -74,7 +74,7 @@ extension SluiceError: CustomStringConvertible {
         case .timedOut:
             return "the request timed out during the \(stage) stage"
         case .deserialize:
-            if let jsonError = underlying as? JSONError {
+            if let jsonError = underlying.flatMap(jsonError(in:)) {
                 return "invalid JSON in the response body: \(jsonError.reason)"
             }
             return "cannot deserialize the response body: \(underlying.map(describe) ?? "unknown error")"
@@ -88,8 +88,12 @@ extension SluiceError: CustomStringConvertible {
     }
 
     /// A one-line account of an underlying error: a decoding error's message without its path (the location
-    /// line shows the path), a URL error's code and text, or the error's description.
+    /// line shows the path), what was wrong with bytes that are not JSON, a URL error's code and text, or the error's
+    /// description.
     static func describe(_ error: any Error) -> String {
+        if let jsonError = jsonError(in: error) {
+            return jsonError.reason
+        }
         switch error {
         case let decodingError as DecodingError:
             switch decodingError {
@@ -100,8 +104,6 @@ extension SluiceError: CustomStringConvertible {
             @unknown default:
                 return String(describing: decodingError)
             }
-        case let jsonError as JSONError:
-            return jsonError.reason
         case let urlError as URLError:
             return "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
         case let sluiceError as SluiceError:

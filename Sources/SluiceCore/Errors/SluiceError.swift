@@ -177,8 +177,12 @@ public struct SluiceError: Error, Sendable {
         return JSONPath.render(SluiceError.fullPath(of: decodingError))
     }
 
-    /// The location of a deserialize failure, when the body was not valid JSON.
-    public var jsonError: JSONError? { underlyingError as? JSONError }
+    /// The location of a failure to parse the body as JSON, when the body was not valid JSON.
+    ///
+    /// The deserialize stage's parser throws the `JSONError` itself; a decoder that parses the bytes in the parse
+    /// stage, as `JSONDocumentDecoder`'s `decode(_:from:)` does from `Data`, throws it under a
+    /// `DecodingError.dataCorrupted`, where it is found as well.
+    public var jsonError: JSONError? { underlyingError.flatMap(SluiceError.jsonError(in:)) }
 
     /// The start of the response body as text, redacted as ``Redaction/default`` redacts a log, at most 512 bytes of
     /// whole characters, for messages; `nil` when there is no body.
@@ -216,6 +220,19 @@ public struct SluiceError: Error, Sendable {
         case .deserialize: .deserialize
         case .parse: .parse
         default: .transport
+        }
+    }
+
+    /// The ``JSONError`` an error is or carries: a `DecodingError.dataCorrupted` for bytes that are not JSON, as
+    /// `JSONDocumentDecoder` throws it, has it as its underlying error.
+    static func jsonError(in error: any Error) -> JSONError? {
+        switch error {
+        case let jsonError as JSONError:
+            jsonError
+        case DecodingError.dataCorrupted(let context):
+            context.underlyingError as? JSONError
+        default:
+            nil
         }
     }
 

@@ -72,8 +72,9 @@ extension RequestContext {
     /// outcome.
     ///
     /// A streamed request has its outcome when its body ends, not when its head arrives, so the finish event is sent
-    /// then: when the body has been read to its end; when it fails, with the error; or when its reader is cancelled
-    /// or drops it before its end, as a cancelled request. The event's response is the head with an empty body (the
+    /// then, once: when the body has been read to its end; when it fails, with the error; or when its reader is
+    /// cancelled or leaves it before its end (its iterator released, as when a loop is left early, even while the
+    /// response is still held; or the body released unread), as a cancelled request. The event's response is the head with an empty body (the
     /// body was handed out, not kept, so no observer reads it); its metrics count the body's bytes received in
     /// ``PipelineMetrics/responseBodyBytes`` and the time from the call to the body's end in
     /// ``PipelineMetrics/transport``. A call that throws before the head sends the event at once, with the error.
@@ -214,7 +215,8 @@ private final class StreamedCallEnd: Sendable {
         context.finishCall(since: start, response: error == nil ? head : nil, bodyBytes: bytes, error: error)
     }
 
-    /// A body dropped before its end, read or not, ends the call as cancelled.
+    /// A body left before its end ends the call as cancelled: this is released with the body's iterator when its
+    /// reader leaves it (a loop left early), or with the body when it is released unread.
     deinit {
         end(CancellationError())
     }

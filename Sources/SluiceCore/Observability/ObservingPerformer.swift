@@ -10,7 +10,7 @@
 /// ``RequestContext``, whose owner sends the finish event: the client, or, used without one, the call itself (see
 /// ``RequestContext/withContext(for:_:)``), which then reports the transport alone. A streamed request
 /// (``stream(_:)``) is reported the same way; its body passes through unread, and its finish event comes when the body
-/// ends.
+/// ends, or when its reader leaves it before its end.
 public final class ObservingPerformer: RequestPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer

@@ -12,9 +12,10 @@ extension APIClient {
     /// fails with ``SluiceError/Code/status``, its body read up to ``streamedErrorBodyLimit`` bytes for the error.
     ///
     /// The body throws ``SluiceError``s that name the transport stage and how many bytes arrived before the failure.
-    /// The observers' finish event is sent when the body ends (read to its end, failed, cancelled, or dropped), with
-    /// the byte count, the time to the first byte and the body's time in its ``PipelineMetrics``; they never see the
-    /// body itself.
+    /// The observers' finish event is sent once, when the body ends: read to its end, failed, cancelled, or left
+    /// before its end by its reader (its iterator released, as when a loop is left early, even while the response is
+    /// still held; or the body released unread). It carries the byte count, the time to the first byte and the body's
+    /// time in its ``PipelineMetrics``; the observers never see the body itself.
     ///
     /// ```swift
     /// let response = try await client.stream(GetExport(id: 7))
@@ -149,7 +150,8 @@ private final class StreamMonitor: Sendable {
     }
 
     deinit {
-        // A body dropped before its end.
+        // Released with the body's iterator when its reader leaves it before its end (a loop left early), or with
+        // the body when it is released unread; after the end, the watch has finished already.
         finish(CancellationError())
     }
 }

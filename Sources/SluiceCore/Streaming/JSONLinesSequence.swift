@@ -85,10 +85,15 @@ public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSe
         with decoder: JSONDocumentDecoder
     ) throws -> Record? {
         guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return nil }
+        // Parsed apart from the decoding, so that a line that is not JSON is told from a record of the wrong shape.
+        let document: JSON
         do {
-            return try decoder.decode(Record.self, from: Data(line))
-        } catch let error as JSONError {
+            document = try decoder.deserializer.document(from: Data(line))
+        } catch {
             throw StreamParseError.invalidJSON(error, line: number)
+        }
+        do {
+            return try decoder.decode(Record.self, from: document)
         } catch let error as DecodingError {
             throw StreamParseError.decodingFailed(error, type: Record.self, line: number, text: line)
         }

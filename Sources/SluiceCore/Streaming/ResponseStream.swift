@@ -8,7 +8,9 @@
 /// - the deserialize stage for a line past its limit, an event past its limit, or a JSON Lines line that is not
 ///   JSON; the parse stage for a record of the wrong shape. The ``StreamParseError`` underneath names the line.
 ///
-/// Like the body it reads, it is read once.
+/// Like the body it reads, it is read once. The request ends when its reading ends: at the end of the stream, at its
+/// error, or when the loop that reads it is left early (the iterator is released), even while the stream value is
+/// still held; or when the stream is released unread. The observers' finish event is sent then, once.
 public struct ResponseStream<Element: Sendable>: AsyncSequence, Sendable {
     /// What reading the stream throws.
     public typealias Failure = SluiceError

@@ -19,7 +19,8 @@ extension JSONDocumentDecoder: DataDecoder {
     ///   - type: The type to decode.
     ///   - object: A `JSON` document; bytes are parsed first.
     /// - Returns: The decoded value.
-    /// - Throws: `DecodingError` with the path of the problem, or `JSONError` for bytes that are not JSON.
+    /// - Throws: `DecodingError` with the path of the problem; for bytes that are not JSON,
+    ///   `DecodingError.dataCorrupted` over a `JSONError`.
     public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
         if let data = object as? Data {
             return try decode(type, from: data)

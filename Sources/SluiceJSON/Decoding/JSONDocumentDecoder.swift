@@ -72,14 +72,32 @@ public struct JSONDocumentDecoder: Sendable {
 
     /// Parses a JSON document and decodes a value from it.
     ///
+    /// Bytes that are not valid JSON throw what `JSONDecoder` throws for them, `DecodingError.dataCorrupted` with an
+    /// empty coding path, so that code written for `JSONDecoder` catches it; the ``JSONError`` under it, as the
+    /// context's `underlyingError`, says what was wrong and where: its byte offset, line and column. To have the
+    /// ``JSONError`` itself, parse with ``deserializer`` and decode with ``decode(_:from:)-(_,JSON)``.
+    ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - data: The document's bytes.
     /// - Returns: The decoded value.
-    /// - Throws: ``JSONError`` when the bytes are not valid JSON; `DecodingError` when the document does not
-    ///   have the expected shape.
+    /// - Throws: `DecodingError.dataCorrupted` over a ``JSONError`` when the bytes are not valid JSON;
+    ///   `DecodingError` with the coding path of the value at fault when the document does not have the expected
+    ///   shape.
     public func decode<T: Decodable>(_ type: T.Type = T.self, from data: Data) throws -> T {
-        try decode(type, from: deserializer.document(from: data))
+        let document: JSON
+        do {
+            document = try deserializer.document(from: data)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "The given data was not valid JSON.",
+                    underlyingError: error
+                )
+            )
+        }
+        return try decode(type, from: document)
     }
 }
 

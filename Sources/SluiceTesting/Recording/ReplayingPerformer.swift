@@ -35,7 +35,8 @@ public final class ReplayingPerformer: RequestPerformer {
             let file = directory.appendingPathComponent(name)
             let fixture: Fixture
             do {
-                fixture = try JSONDocumentDecoder().decode(Fixture.self, from: Data(contentsOf: file))
+                // Parsed apart from the decoding, so that a file that is not JSON is reported with its line and column.
+                fixture = try JSONDocumentDecoder().decode(Fixture.self, from: JSON(parsing: Data(contentsOf: file)))
             } catch {
                 throw ReplayError("the fixture \(name) cannot be read: \(error)")
             }

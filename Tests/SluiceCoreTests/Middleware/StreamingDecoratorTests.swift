@@ -262,6 +262,28 @@ import Testing
         #expect(base.writers.first?.isTerminated == true)
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func reportsAStreamLeftBeforeItsEndOnceWhileTheResponseIsStillHeld() async throws {
+        let log = EventLog()
+        let base = ScriptedStreams([ScriptedStreams.Scripted(status: .ok, chunks: ["hel", "lo"])])
+        // Called directly: the call owns its context, until its body's reader is done with it.
+        var held: StreamedHTTPResponse? = try await base.observed(by: log).stream(request)
+        for try await chunk in try #require(held).body {
+            #expect(chunk == Data("hel".utf8))
+            break
+        }
+        var arrivals = log.arrivals.makeAsyncIterator()
+        #expect(await arrivals.next()?.kind == .started)
+        let finished = try #require(await arrivals.next(), "no finish event while the response is held")
+        #expect(finished.kind == .finished)
+        #expect(finished.error?.code == .cancelled)
+        #expect(finished.metrics.responseBodyBytes == 3)
+        #expect(base.writers.first?.isTerminated == true)
+        #expect(held?.status == .ok)
+        held = nil
+        #expect(log.events.map(\.kind) == [.started, .finished], "releasing the response sends nothing more")
+    }
+
     @Test func leavesTheFinishOfAStreamToTheContextsOwner() async throws {
         let log = EventLog()
         let base = ScriptedStreams([Self.hello])

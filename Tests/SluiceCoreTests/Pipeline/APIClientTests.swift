@@ -90,13 +90,18 @@ import Testing
         #expect(error.code == .status)
         #expect(error.errorResponse == nil)
         #expect(error.response?.body == Data("<html>bad gateway</html>".utf8))
-        #expect(error.errorResponseDecodingError is JSONError)
         #expect(
             error.description.hasSuffix(
                 "   | body: <html>bad gateway</html>\n"
                     + "   | error response did not decode: expected a value, found '<'"
             )
         )
+        // What JSONDecoder throws for bytes that are not JSON, with the JSONError under it.
+        guard case .dataCorrupted(let context)? = error.errorResponseDecodingError as? DecodingError else {
+            Issue.record("the error body's decoding threw \(String(describing: error.errorResponseDecodingError))")
+            return
+        }
+        #expect(context.underlyingError is JSONError)
     }
 
     @Test func boundsTheBodyInItsDescription() async throws {

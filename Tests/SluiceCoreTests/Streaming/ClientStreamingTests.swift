@@ -85,6 +85,57 @@ final class ScriptedStreamPerformer: RequestPerformer {
         #expect(finished.error?.message == "the response body was cancelled after 0 bytes")
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func leavingALoopEarlySendsTheFinishEventOnceWhileTheStreamIsStillHeld() async throws {
+        let performer = ScriptedStreamPerformer([
+            .init(headers: ["Content-Type": "text/plain"], chunks: ["one\ntwo\nthree\n"])
+        ])
+        let log = EventLog()
+        let client = APIClient(requestPerformer: performer.observed(by: log))
+        var held: ResponseStream<String>? = try await client.lines(request)
+        for try await line in try #require(held) {
+            #expect(line == "one")
+            break
+        }
+        // The stream is still held; its loop is over, and so is the request.
+        var arrivals = log.arrivals.makeAsyncIterator()
+        #expect(await arrivals.next()?.kind == .started)
+        let finished = try #require(await arrivals.next(), "no finish event while the stream is held")
+        #expect(finished.kind == .finished)
+        #expect(finished.error?.code == .cancelled)
+        #expect(finished.error?.message == "the response body was cancelled after 14 bytes")
+        #expect(finished.metrics.responseBodyBytes == 14)
+        #expect(held?.response.status == .ok)
+        held = nil
+        #expect(log.events.map(\.kind) == [.started, .finished], "releasing the stream sends nothing more")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func leavingAnEventLoopEarlySendsTheFinishEventWhileTheStreamIsStillHeld() async throws {
+        let performer = ScriptedStreamPerformer([.init(chunks: ["data: first\n\ndata: second\n\n"])])
+        let log = EventLog()
+        let client = APIClient(requestPerformer: performer.observed(by: log))
+        let events = try await client.events(request, reconnecting: nil)
+        for try await event in events {
+            #expect(event.data == "first")
+            break
+        }
+        var arrivals = log.arrivals.makeAsyncIterator()
+        #expect(await arrivals.next()?.kind == .started)
+        let finished = try #require(await arrivals.next(), "no finish event while the stream is held")
+        #expect(finished.kind == .finished)
+        #expect(finished.error?.code == .cancelled)
+        withExtendedLifetime(events) {}
+    }
+
+    @Test func releasingAStreamUnreadSendsTheFinishEvent() async throws {
+        let performer = ScriptedStreamPerformer([.init(headers: ["Content-Type": "text/plain"], chunks: ["unread\n"])])
+        let log = EventLog()
+        _ = try await APIClient(requestPerformer: performer.observed(by: log)).lines(request)
+        #expect(log.events.map(\.kind) == [.started, .finished])
+        #expect(log.events.last?.error?.code == .cancelled)
+    }
+
     @Test func anUnacceptedStatusFailsWithTheBodyReadForTheError() async throws {
         let performer = ScriptedStreamPerformer([
             .init(

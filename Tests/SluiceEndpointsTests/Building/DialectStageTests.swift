@@ -17,6 +17,20 @@ private struct FoundationUsers: Endpoint {
     var responseDecoder: JSONDecoder { JSONDecoder() }
 }
 
+/// A declarative endpoint whose decoder reads the bytes with `JSONDocumentDecoder` in one go, as a decoder that first
+/// strips a prefix does, so that the JSON is parsed in the parse stage.
+private struct WholeBodyUsers: Endpoint {
+    struct WholeBodyDecoder: DataDecoder {
+        func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+            try JSONDocumentDecoder().decode(type, from: data)
+        }
+    }
+
+    static let definition = Definition<WholeBodyUsers>(server: dialectServer, method: .get, path: "users")
+    typealias Response = [User]
+    var responseDecoder: WholeBodyDecoder { WholeBodyDecoder() }
+}
+
 /// A repository endpoint returning the same users.
 private struct RepositoryUsers: EndpointDefinition {
     typealias Response = ArrayResponse<User>
@@ -118,6 +132,27 @@ private let manyUsers = Data(
         #expect(error.code == .parse)
         #expect(error.underlyingError is DecodingError)
         #expect(String(describing: error).contains("[stage: parse]"))
+    }
+
+    @Test func aMalformedBodyParsedInTheParseStageIsLocatedInTheBody() async throws {
+        let client = APIClient(
+            requestPerformer: StubPerformer(always: HTTPResponse(status: .ok, body: Data("[{\"id\": 1,\n  ]".utf8)))
+        )
+        let error = try await #require(throws: SluiceError.self) { try await client.perform(WholeBodyUsers()) }
+        #expect(error.code == .parse)
+        #expect(error.underlyingError is DecodingError, "what JSONDecoder throws for bytes that are not JSON")
+        #expect(error.jsonError?.offset == 13)
+        #expect(
+            error.description == """
+                error: cannot parse the response: expected a string key, found ']'
+                  --> GET https://api.example.com/v1/users, body line 2, column 3 (byte 13) [stage: parse]
+                   |
+                 2 |   ]
+                   |   ^
+                   | status: 200 OK
+                   | body: [{"id": 1,   ]
+                """
+        )
     }
 
     @Test func emptyVoidAndDataResponsesPassThroughWithoutStages() async throws {

@@ -174,7 +174,12 @@ private struct UploadFile: Endpoint {
         #expect(error.status == .gatewayTimeout)
         #expect(error.errorResponse(for: CreateTodo.self) == nil)
         #expect(error.response?.body == Data("upstream timeout".utf8))
-        #expect(error.errorResponseDecodingError is JSONError)
+        // What JSONDecoder throws for bytes that are not JSON, with the JSONError under it.
+        guard case .dataCorrupted(let context)? = error.errorResponseDecodingError as? DecodingError else {
+            Issue.record("the error body's decoding threw \(String(describing: error.errorResponseDecodingError))")
+            return
+        }
+        #expect(context.underlyingError is JSONError)
     }
 
     @Test func reportsAMalformedBodyAtTheDeserializeStage() async throws {

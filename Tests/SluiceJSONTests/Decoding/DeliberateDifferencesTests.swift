@@ -3,12 +3,15 @@ import SluiceJSON
 import Testing
 
 /// The documented differences from Foundation's `JSONDecoder`, each asserted, so that the table in the
-/// documentation ("Fidelity with JSONDecoder") stays true: where one decoder reads a text and the other refuses it.
+/// documentation ("Fidelity with JSONDecoder") stays true: where one decoder reads a text and the other refuses it,
+/// and where both refuse it but their errors say different things.
 @Suite struct DeliberateDifferencesTests {
     struct Row: Sendable, CustomTestStringConvertible {
         let name: String
-        let decode: @Sendable (any TopLevelDecoderOfData) -> Bool
-        let sluiceReads: Bool
+        /// What a decoder makes of the row's input, in a few words: `reads it`, `refuses it`, or the error.
+        let outcome: @Sendable (any TopLevelDecoderOfData) -> String
+        let sluice: String
+        let foundation: String
 
         var testDescription: String { name }
     }
@@ -18,6 +21,31 @@ import Testing
         _ text: String
     ) -> @Sendable (any TopLevelDecoderOfData) -> Bool {
         { decoder in (try? decoder.decodeValue(T.self, from: Data(text.utf8))) != nil }
+    }
+
+    /// A coding path as its keys' strings, joined with dots.
+    static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map(\.stringValue).joined(separator: ".")
+    }
+
+    /// The error a decoder throws for a text: its case, its coding path, and whether a `JSONError` is under it.
+    static func error<T: Decodable & SendableMetatype>(
+        _ type: T.Type,
+        _ text: String
+    ) -> @Sendable (any TopLevelDecoderOfData) -> String {
+        { decoder in
+            do {
+                _ = try decoder.decodeValue(T.self, from: Data(text.utf8))
+                return "reads it"
+            } catch DecodingError.dataCorrupted(let context) {
+                let over = context.underlyingError is JSONError ? " over a JSONError" : ""
+                return "dataCorrupted at \"\(path(context))\"" + over
+            } catch DecodingError.typeMismatch(_, let context) {
+                return "typeMismatch at \"\(path(context))\""
+            } catch {
+                return "\(error)"
+            }
+        }
     }
 
     static let rows: [Row] = [
@@ -50,12 +78,62 @@ import Testing
             },
             sluiceReads: true
         ),
+        Row(
+            name: "a number out of range, the error's coding path",
+            outcome: error(Small.self, #"{"v":300}"#),
+            sluice: #"dataCorrupted at "v""#,
+            foundation: #"dataCorrupted at """#
+        ),
+        Row(
+            name: "a malformed document, the error's underlying error",
+            outcome: error([Int].self, "[1,2,"),
+            sluice: #"dataCorrupted at "" over a JSONError"#,
+            foundation: #"dataCorrupted at """#
+        ),
+        Row(
+            name: "a lone surrogate in a value the model does not read",
+            decode: reads(Partial.self, #"{"a":1,"b":"\ud800"}"#),
+            sluiceReads: false
+        ),
+        Row(
+            name: "a leading zero in a value the model does not read",
+            decode: reads(Partial.self, #"{"a":1,"b":01}"#),
+            sluiceReads: false
+        ),
+        Row(
+            name: "a lone surrogate in a value read as another type",
+            outcome: error([Int].self, #"["\ud800"]"#),
+            sluice: #"dataCorrupted at "" over a JSONError"#,
+            foundation: #"typeMismatch at "Index 0""#
+        ),
     ]
+
+    /// A model with a field too small for some numbers.
+    struct Small: Decodable {
+        let v: Int8
+    }
+
+    /// A model that reads one member of an object and leaves the others.
+    struct Partial: Decodable {
+        let a: Int
+    }
 
     @Test(arguments: rows)
     func eachDifferenceIsTheDocumentedOne(_ row: Row) {
-        #expect(row.decode(SluiceISO()) == row.sluiceReads, "Sluice, \(row.name)")
-        #expect(row.decode(FoundationISO()) == !row.sluiceReads, "Foundation, \(row.name)")
+        #expect(row.outcome(SluiceISO()) == row.sluice, "Sluice, \(row.name)")
+        #expect(row.outcome(FoundationISO()) == row.foundation, "Foundation, \(row.name)")
+    }
+}
+
+extension DeliberateDifferencesTests.Row {
+    /// A row where one decoder reads the text and the other refuses it.
+    init(name: String, decode: @escaping @Sendable (any TopLevelDecoderOfData) -> Bool, sluiceReads: Bool) {
+        self.init(
+            name: name,
+            outcome: { decoder in decode(decoder) ? "reads it" : "refuses it" },
+            sluice: sluiceReads ? "reads it" : "refuses it",
+            foundation: sluiceReads ? "refuses it" : "reads it"
+        )
     }
 }
 

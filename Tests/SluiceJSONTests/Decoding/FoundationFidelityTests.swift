@@ -77,6 +77,108 @@ import Testing
         #expect(error.map(String.init(describing:))?.contains("found the end of an array of 0") == true)
     }
 
+    // MARK: - Malformed documents
+
+    /// A document both decoders refuse as JSON, and where Sluice finds the problem.
+    struct Malformed: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let bytes: Data
+        /// Whether the value at fault is a string, so that the document is decoded as `[String]` rather than `[Int]`.
+        ///
+        /// `JSONDecoder` checks the text of a string or a number only when it decodes it as one.
+        var inString = false
+        let offset: Int
+        let line: Int
+        let column: Int
+    }
+
+    static let malformed: [Malformed] = [
+        Malformed(
+            testDescription: "an array cut after a comma",
+            bytes: Data("[1,2,".utf8),
+            offset: 5,
+            line: 1,
+            column: 6
+        ),
+        Malformed(testDescription: "empty input", bytes: Data(), offset: 0, line: 1, column: 1),
+        Malformed(testDescription: "only whitespace", bytes: Data("  \n ".utf8), offset: 0, line: 1, column: 1),
+        Malformed(
+            testDescription: "an object member without a value",
+            bytes: Data(#"{"a":}"#.utf8),
+            offset: 5,
+            line: 1,
+            column: 6
+        ),
+        Malformed(testDescription: "a second value", bytes: Data("[1] [2]".utf8), offset: 4, line: 1, column: 5),
+        Malformed(testDescription: "a leading zero", bytes: Data("[01]".utf8), offset: 1, line: 1, column: 2),
+        Malformed(testDescription: "a NaN literal", bytes: Data("[NaN]".utf8), offset: 1, line: 1, column: 2),
+        Malformed(testDescription: "a comment", bytes: Data("[1 /* c */]".utf8), offset: 3, line: 1, column: 4),
+        Malformed(
+            testDescription: "a lone surrogate",
+            bytes: Data(#"["\ud800"]"#.utf8),
+            inString: true,
+            offset: 2,
+            line: 1,
+            column: 3
+        ),
+        Malformed(
+            testDescription: "invalid UTF-8",
+            bytes: Data([0x5B, 0x22, 0xFF, 0x22, 0x5D]),
+            inString: true,
+            offset: 2,
+            line: 1,
+            column: 3
+        ),
+        Malformed(
+            testDescription: "a control character in a string",
+            bytes: Data("[\"a\u{01}\"]".utf8),
+            inString: true,
+            offset: 3,
+            line: 1,
+            column: 4
+        ),
+        Malformed(
+            testDescription: "nesting deeper than 512",
+            bytes: Data((String(repeating: "[", count: 600) + "]").utf8),
+            offset: 512,
+            line: 1,
+            column: 513
+        ),
+    ]
+
+    /// What each decoder throws for some bytes decoded as `T`.
+    static func errors<T: Decodable>(
+        _ type: T.Type,
+        _ bytes: Data
+    ) throws -> (sluice: DecodingError, foundation: DecodingError) {
+        let foundation = try #require(throws: DecodingError.self) { try JSONDecoder().decode(type, from: bytes) }
+        let sluice = try #require(throws: DecodingError.self) { try JSONDocumentDecoder().decode(type, from: bytes) }
+        return (sluice, foundation)
+    }
+
+    @Test(arguments: malformed)
+    func aMalformedDocumentThrowsWhatJSONDecoderThrows(_ document: Malformed) throws {
+        let (sluice, foundation) =
+            document.inString
+            ? try Self.errors([String].self, document.bytes) : try Self.errors([Int].self, document.bytes)
+        guard case .dataCorrupted(let expected) = foundation else {
+            Issue.record("JSONDecoder threw \(foundation)")
+            return
+        }
+        guard case .dataCorrupted(let context) = sluice else {
+            Issue.record("JSONDocumentDecoder threw \(sluice)")
+            return
+        }
+        #expect(expected.codingPath.isEmpty)
+        #expect(context.codingPath.isEmpty)
+        #expect(context.debugDescription == expected.debugDescription)
+        #expect(context.debugDescription == "The given data was not valid JSON.")
+        let underlying = try #require(context.underlyingError as? JSONError)
+        #expect(underlying.offset == document.offset)
+        #expect(underlying.line == document.line)
+        #expect(underlying.column == document.column)
+    }
+
     // MARK: - Encodings
 
     static let encodings: [(String, Data)] = [

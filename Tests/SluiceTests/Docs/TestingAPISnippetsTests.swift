@@ -26,6 +26,27 @@ enum TestingAPISnippets {
         func build() throws -> URLRequest { URLRequest(url: URL(string: "https://api.example.com/users")!) }
     }
 
+    /// The users at a URL of the test's server.
+    struct UsersAt: Request {
+        typealias ResponseObject = [User]
+        let url: URL
+        func build() throws -> URLRequest { URLRequest(url: url) }
+    }
+
+    /// A `GET` of a URL of the test's server, with some header fields.
+    struct Get: Request {
+        typealias ResponseObject = Data
+        let url: URL
+        var headers: [String: String] = [:]
+        func build() throws -> URLRequest {
+            var request = URLRequest(url: url)
+            for (name, value) in headers {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
+            return request
+        }
+    }
+
     /// The model the MockClient documentation tests.
     struct ProfileModel {
         let client: any Client
@@ -97,16 +118,25 @@ enum TestingAPISnippets {
             #expect(try await repository.perform(Following()).map(\.login) == ["ada"])
         }
 
-        @Test func recordingAndReplaying() throws {
+        @Test func recordingAndReplaying() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.route("GET", "/users", response: .json(#"[{"id": 1, "name": "Ada"}]"#))
             let fixtures = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "sluice-doc-\(UUID().uuidString)"
             )
             try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: fixtures) }
+            let users = UsersAt(url: server.url("/users"))
+
             let recorder = RecordingPerformer(base: NetworkRequestPerformer(), directory: fixtures)
             let client = APIClient(requestPerformer: recorder)
+            #expect(try await client.perform(users).map(\.name) == ["Ada"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: fixtures.path) == ["0001-GET-users.json"])
+
             let replaying = APIClient(requestPerformer: try ReplayingPerformer(directory: fixtures))
-            _ = (client, replaying)
+            #expect(try await replaying.perform(users).map(\.name) == ["Ada"])
+            #expect(server.receivedRequests.count == 1, "the replay is answered from the fixture")
         }
 
         @Test func loopbackServer() async throws {
@@ -120,7 +150,7 @@ enum TestingAPISnippets {
             server.route("/flaky", response: .text("lost").injecting(.closeMidBody(afterBytes: 2)))
         }
 
-        @Test func streamedResponses() throws {
+        @Test func streamedResponses() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
             server.route(
@@ -138,15 +168,48 @@ enum TestingAPISnippets {
                     LoopbackResponse.ServerSentEvent(data: "later", id: "2", after: .milliseconds(50)),
                 ])
             )
+
+            let client = APIClient()
+            var lines: [String] = []
+            for try await line in try await client.lines(Get(url: server.url("/progress"))) {
+                lines.append(line)
+            }
+            #expect(lines == ["started", "done"])
+            var events: [ServerSentEvent] = []
+            for try await event in try await client.events(Get(url: server.url("/events")), reconnecting: nil) {
+                events.append(event)
+            }
+            #expect(events.map(\.type) == ["greeting", "message"])
+            #expect(events.map(\.data) == ["hello\nworld", "later"])
+            #expect(events.map(\.lastEventID) == ["1", "2"])
+            // Three gibibytes are announced; the first chunk is checked, and the rest left unread.
+            let large = try await client.stream(Get(url: server.url("/large")))
+            #expect(large.body.expectedLength == 3 << 30)
+            var chunks = large.body.makeAsyncIterator()
+            let first = try #require(try await chunks.next())
+            #expect(first == LoopbackResponse.generatedBytes(in: 0..<Int64(first.count)))
         }
 
-        @Test func rangeResponses() throws {
+        @Test func rangeResponses() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
             let download = LoopbackResponse.generated(byteCount: 10_000).servingRanges(etag: #""v1""#)
             server.route("/file", response: download)
+            let part = try await NetworkRequestPerformer().perform(
+                Get(url: server.url("/file"), headers: ["Range": "bytes=100-199", "If-Range": #""v1""#]).build()
+            )
+            #expect(part.status.code == 206)
+            #expect(part.headers["Content-Range"] == "bytes 100-199/10000")
+            #expect(part.body == LoopbackResponse.generatedBytes(in: 100..<200))
+
             let wrong = LoopbackResponse.generated(byteCount: 1_000).servingRanges()
             server.route("/file", response: wrong.injecting(.misreportedContentRange("bytes 0-99/1000")))
+            let misreported = try await NetworkRequestPerformer().perform(
+                Get(url: server.url("/file"), headers: ["Range": "bytes=500-509"]).build()
+            )
+            #expect(misreported.status.code == 206)
+            #expect(misreported.headers["Content-Range"] == "bytes 0-99/1000", "not the range sent")
+            #expect(misreported.body == LoopbackResponse.generatedBytes(in: 500..<510))
         }
 
         @Test func echoAndRedirect() async throws {

@@ -152,8 +152,40 @@ private struct Pay: Request {
         #expect(base.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
     }
 
-    @Test func snippetsCompose() {
-        _ = articleSignedClient(secret: secret)
-        _ = AttemptHeaderPerformer(base: NetworkRequestPerformer()).retrying()
+    /// A route that answers its first request with a 503 that asks for no wait (`Retry-After: 0`), so that a retry on
+    /// the real clock tries again at once, and every later one with `response`.
+    private func busyOnce(then response: LoopbackResponse) -> @Sendable (LoopbackRequest) -> LoopbackResponse {
+        let served = Locked(0)
+        let busy = LoopbackResponse.text("busy", status: 503).addingHeader("Retry-After", "0")
+        return { _ in
+            served.withLock { served in
+                served += 1
+                return served == 1 ? busy : response
+            }
+        }
+    }
+
+    @Test func theArticlesClientSignsEachAttemptOfARetry() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("POST", "/payments", respond: busyOnce(then: .text("paid")))
+        let client = articleSignedClient(secret: secret)
+        #expect(try await client.perform(Pay(url: server.url("/payments"))) == Data("paid".utf8))
+        let received = server.receivedRequests
+        #expect(received.count == 2, "the signer is inside the retry")
+        for request in received {
+            #expect(request.header("Idempotency-Key") == "payment-17")
+            #expect(try verifies(request), "\(request)")
+        }
+    }
+
+    @Test func theInlineRetryNumbersEachAttempt() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("GET", "/feed", respond: busyOnce(then: .text("fresh")))
+        let performer = AttemptHeaderPerformer(base: NetworkRequestPerformer()).retrying()
+        let response = try await performer.perform(URLRequest(url: server.url("/feed")))
+        #expect(response.body == Data("fresh".utf8))
+        #expect(server.receivedRequests.map { $0.header("X-Attempt") } == ["1", "2"])
     }
 }
