@@ -5,6 +5,8 @@
 enum UploadProgressReporter {
     /// Receives the bytes sent so far and, when known, the bytes in all.
     typealias Report = @Sendable (_ bytesSent: Int64, _ expectedBytes: Int64?) -> Void
+    /// A handler, with the body's length when the request says.
+    typealias Watch = (report: Report, expected: Int64?)
 
     /// The handler of the upload the current task performs, or `nil` when no one asked.
     @TaskLocal static var current: Report?

@@ -16,7 +16,7 @@ extension NetworkRequestPerformer {
             /// reader that is behind.
             var limit: Int
             /// Who wants to know how much of the request body was sent, and the body's length when known.
-            var upload: (report: UploadProgressReporter.Report, expected: Int64?)?
+            var upload: UploadProgressReporter.Watch?
             var body = Data()
             var response: HTTPURLResponse?
             var failure: (any Error)?
@@ -65,7 +65,7 @@ extension NetworkRequestPerformer {
             _ identifier: Int,
             continuation: CheckedContinuation<HTTPResponse, any Error>,
             limit: Int,
-            upload: (report: UploadProgressReporter.Report, expected: Int64?)?
+            upload: UploadProgressReporter.Watch?
         ) -> Bool {
             let cancelled = state.withLock { state in
                 if state.cancelledEarly.remove(identifier) != nil {
@@ -85,7 +85,7 @@ extension NetworkRequestPerformer {
             _ identifier: Int,
             head: CheckedContinuation<StreamedHTTPResponse, any Error>,
             bufferLimit: Int,
-            upload: (report: UploadProgressReporter.Report, expected: Int64?)?
+            upload: UploadProgressReporter.Watch?
         ) -> Bool {
             let cancelled = state.withLock { state in
                 if state.cancelledEarly.remove(identifier) != nil {

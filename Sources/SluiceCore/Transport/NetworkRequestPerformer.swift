@@ -128,7 +128,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// how URLSession reads a request that does not set one.
     private func prepare(
         _ request: URLRequest
-    ) -> (request: URLRequest, timeout: TimeInterval, upload: (report: UploadProgressReporter.Report, expected: Int64?)?) {
+    ) -> (request: URLRequest, timeout: TimeInterval, upload: UploadProgressReporter.Watch?) {
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
         let timeout =
             request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
@@ -201,8 +201,7 @@ extension NetworkRequestPerformer {
 
     /// Who wants to know how much of a request's body was sent, and the body's length when the request says: its
     /// data's, or its `Content-Length` for a stream (read before it is left out for FoundationNetworking).
-    private static func uploadProgress(of request: URLRequest) -> (report: UploadProgressReporter.Report, expected: Int64?)?
-    {
+    private static func uploadProgress(of request: URLRequest) -> UploadProgressReporter.Watch? {
         guard let report = RequestContext.current?.uploadProgress else { return nil }
         let expected =
             request.httpBody.map { Int64($0.count) }
