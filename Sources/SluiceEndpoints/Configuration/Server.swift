@@ -26,17 +26,22 @@ public final class Server: Sendable {
         state = Locked((baseURLs, environment))
     }
 
-    /// The server of endpoints that name none, unless a task has scoped another with ``withDefault(_:operation:)``.
-    public static let `default` = Server()
+    /// The server of endpoints that name none: the one a task has scoped with ``withDefault(_:operation:)``, or else
+    /// the process's own, which an app configures once at launch.
+    ///
+    /// ```swift
+    /// Server.default.setBaseURL(URL(string: "https://api.example.com"), for: .production)
+    /// ```
+    public static var `default`: Server { scopedDefault ?? shared }
+
+    /// The default of tasks outside any ``withDefault(_:operation:)``.
+    private static let shared = Server()
 
     @TaskLocal private static var scopedDefault: Server?
 
-    /// The server endpoints that name none use in the current task: the one scoped by
-    /// ``withDefault(_:operation:)``, or ``default``.
-    public static var effectiveDefault: Server { scopedDefault ?? .default }
-
-    /// Runs an operation in which endpoints that name no server use the given one, without changing ``default``
-    /// for other tasks; for tests that run in parallel, and for previews.
+    /// Runs an operation in which ``default`` is the given server, for the operation and the tasks it creates only.
+    ///
+    /// The one way to replace the default: for tests that run in parallel, and for previews.
     ///
     /// ```swift
     /// let local = Server([.production: URL(string: "http://127.0.0.1:8080")!])

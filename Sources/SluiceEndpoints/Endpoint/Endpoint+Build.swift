@@ -1,13 +1,13 @@
 extension Endpoint {
     /// Builds the request from ``definition`` and the endpoint's values, on the definition's server or, when it
-    /// names none, on ``Server/effectiveDefault``.
+    /// names none, on ``Server/default``.
     ///
     /// - Returns: The request: the server's base URL with the path and query, the method, the headers and the
     ///   body.
     /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, or
     ///   ``ServerError`` when the server has no base URL for its environment.
     public func build() throws -> URLRequest {
-        try build(on: Self.definition.server ?? .effectiveDefault)
+        try build(on: Self.definition.server ?? .default)
     }
 
     /// Builds the request on a given server, whatever the definition names.
