@@ -3,8 +3,8 @@ import SluiceCore
 /// A clock that moves only when a test moves it, so that retry waits, deadlines and time limits are tested without
 /// waiting for them.
 ///
-/// Pass it wherever Sluice takes a clock (``Sluice/RetryingPerformer``, ``Sluice/TimeLimitedPerformer``,
-/// ``Sluice/APIClient``'s deadline); wait until the code under test sleeps on it, check how long it asked for, and
+/// Pass it wherever Sluice takes a clock (`RetryingPerformer`, `TimeLimitedPerformer`,
+/// `APIClient`'s deadline); wait until the code under test sleeps on it, check how long it asked for, and
 /// move it on:
 ///
 /// ```swift

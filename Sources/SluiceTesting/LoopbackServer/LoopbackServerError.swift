@@ -5,7 +5,7 @@ import Darwin
 import Glibc
 #endif
 
-/// The error ``LoopbackServer/init()`` throws when the operating system refuses to set up the listening socket.
+/// The error ``LoopbackServer/init(requestLogLimit:)`` throws when the operating system refuses to set up the listening socket.
 public struct LoopbackServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The system call that failed, such as `bind` or `listen`.
     public let operation: String

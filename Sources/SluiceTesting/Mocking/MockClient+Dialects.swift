@@ -2,7 +2,7 @@ public import SluiceEndpoints
 
 // Stubs for the requests the other endpoint styles compile down to, so that a test names what it knows.
 extension MockClient {
-    /// Registers a stub for the cases of an API definition performed with ``Sluice/Client/perform(_:expecting:)``.
+    /// Registers a stub for the cases of an API definition performed with `Client.perform(_:expecting:)`.
     ///
     /// ```swift
     /// mock.stub(AccountsAPI.self, expecting: Account.self, where: { $0 == .details }, .json(#"{"name": "Ada"}"#))
@@ -24,7 +24,7 @@ extension MockClient {
         stub(APIDefinitionRequest<Definition, Response>.self, where: { predicate($0.definition) }, response)
     }
 
-    /// Registers a stub for an endpoint definition, as a ``Sluice/Repository`` built on this client performs it.
+    /// Registers a stub for an endpoint definition, as a `Repository` built on this client performs it.
     ///
     /// ```swift
     /// let repository = Repository(client: mock, server: Server([.production: URL(string: "https://api.example.com")!]))

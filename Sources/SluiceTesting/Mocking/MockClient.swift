@@ -1,6 +1,6 @@
 public import SluiceCore
 
-/// A ``Sluice/Client`` for tests: answers requests from stubs matched in the order they were registered, and
+/// A `Client` for tests: answers requests from stubs matched in the order they were registered, and
 /// checks afterwards that each stub was used as expected.
 ///
 /// ```swift
@@ -14,7 +14,7 @@ public import SluiceCore
 /// ```
 ///
 /// A stub matches by request type, by equality with a request value, or by a predicate; the first registered
-/// stub that matches answers. A request that matches none fails at once with a ``Sluice/SluiceError`` that lists
+/// stub that matches answers. A request that matches none fails at once with a `SluiceError` that lists
 /// the request and every stub, so a missing stub never hangs a test.
 ///
 /// A mock is injected into the code under test. To share one mock (held by an app's dependency container, say)
@@ -39,7 +39,7 @@ public final class MockClient: Client {
 
     /// Creates a mock with no stubs.
     ///
-    /// - Parameter deserializer: The deserializer for HTTP responses; a ``Sluice/JSONDeserializer`` by default.
+    /// - Parameter deserializer: The deserializer for HTTP responses; a `JSONDeserializer` by default.
     public init(deserializer: any Deserializer = JSONDeserializer()) {
         self.deserializer = deserializer
     }
@@ -121,7 +121,7 @@ public final class MockClient: Client {
     ///
     /// - Parameter request: The request.
     /// - Returns: The stub's response object, or the one its HTTP response decodes to.
-    /// - Throws: ``Sluice/SluiceError``: the stub's error, one from the request's own stages, or one listing the
+    /// - Throws: `SluiceError`: the stub's error, one from the request's own stages, or one listing the
     ///   stubs when none matches.
     public func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
         let answer = try await answer(for: request)
@@ -148,7 +148,7 @@ public final class MockClient: Client {
     ///
     /// - Parameter request: The request.
     /// - Returns: The streamed response.
-    /// - Throws: ``Sluice/SluiceError``: the stub's error, one from the status check, or one listing the stubs when
+    /// - Throws: `SluiceError`: the stub's error, one from the status check, or one listing the stubs when
     ///   none matches.
     public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
         let answer = try await answer(for: request)
@@ -201,8 +201,8 @@ public final class MockClient: Client {
         return answer
     }
 
-    /// Checks that every stub was used as expected: as many times as set with ``Stub/expect(calls:)``, or at least
-    /// once.
+    /// Checks that every stub was used as expected: as many times as set with ``Stub/expect(calls:)-(Int)`` or its
+    /// range forms, or at least once.
     ///
     /// - Throws: ``MockVerificationError`` listing every stub that was not.
     public func verify() throws(MockVerificationError) {

@@ -67,7 +67,7 @@ public struct MockStream: Sendable {
     /// A `text/event-stream` of events, with a pause before each but the first.
     ///
     /// - Parameters:
-    ///   - events: The events, written as ``Sluice/ServerSentEvent/encoded`` gives them.
+    ///   - events: The events, written as `ServerSentEvent.encoded` gives them.
     ///   - interval: The pause between two events; none by default.
     ///   - failure: A failure that ends the stream after the last event, or `nil` to end it normally.
     ///   - clock: The clock the pauses are waited on; a `ContinuousClock` by default.

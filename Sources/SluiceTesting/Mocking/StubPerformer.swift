@@ -1,7 +1,7 @@
 import Foundation
 public import SluiceCore
 
-/// A ``Sluice/RequestPerformer`` that answers from canned responses or a closure, with no network, and records
+/// A `RequestPerformer` that answers from canned responses or a closure, with no network, and records
 /// every request it is given.
 ///
 /// ```swift

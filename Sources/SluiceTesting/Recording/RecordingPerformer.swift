@@ -10,10 +10,10 @@ public import SluiceCore
 ///
 /// Each exchange is one JSON file, numbered in the order the responses arrived (`0001-GET-users.json`, four digits
 /// or more): the request's method, URL, headers and body, and the response's status, headers and body. No credential
-/// reaches the file: the ``Sluice/Redaction`` (``Sluice/Redaction/default`` unless you pass another) replaces with
+/// reaches the file: the `Redaction` (`Redaction.default` unless you pass another) replaces with
 /// `<redacted>` every credential the exchange carried, wherever it appears, in the request and in the response (the
 /// values of `Authorization`, `Cookie` and `Set-Cookie`, a URL's password, the credentials a performer noted in the
-/// request's context, which it reads when it runs above an ``Sluice/AuthenticatingPerformer``), and the values under
+/// request's context, which it reads when it runs above an `AuthenticatingPerformer`), and the values under
 /// hidden names (`password`, `access_token`, `api_key`…) in headers, the query and the bodies.
 ///
 /// Bodies keep their exact bytes: as text under `body` when they are UTF-8, in Base64 under `bodyBase64` otherwise.
@@ -34,7 +34,7 @@ public final class RecordingPerformer: RequestPerformer {
     /// - Parameters:
     ///   - base: The performer that sends the requests.
     ///   - directory: The directory the fixtures are written to.
-    ///   - redaction: What the fixtures hide; ``Sluice/Redaction/default`` by default.
+    ///   - redaction: What the fixtures hide; `Redaction.default` by default.
     public init(base: any RequestPerformer, directory: URL, redaction: Redaction = .default) {
         self.base = base
         self.directory = directory

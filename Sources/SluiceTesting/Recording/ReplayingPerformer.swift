@@ -22,7 +22,7 @@ public final class ReplayingPerformer: RequestPerformer {
     ///
     /// - Parameters:
     ///   - directory: The directory a ``RecordingPerformer`` wrote to.
-    ///   - redaction: The redaction the recording used; ``Sluice/Redaction/default`` by default.
+    ///   - redaction: The redaction the recording used; `Redaction.default` by default.
     /// - Throws: An error naming the file that cannot be read or decoded.
     public init(directory: URL, redaction: Redaction = .default) throws {
         self.directory = directory
