@@ -18,6 +18,21 @@ package enum SocketIOResult: Equatable, Sendable {
     case failed(Int32)
 }
 
+extension SocketIOResult {
+    /// What a transfer call that failed with `code` means: ``wouldBlock`` for a socket not ready, ``failed(_:)``
+    /// otherwise, or `nil` for a call a signal interrupted, which is made again.
+    package init?(failedWith code: Int32) {
+        switch code {
+        case EINTR:
+            return nil
+        case EAGAIN, EWOULDBLOCK:
+            self = .wouldBlock
+        default:
+            self = .failed(code)
+        }
+    }
+}
+
 /// A system call that failed, with its `errno`.
 package struct SocketError: Error, Sendable, CustomStringConvertible {
     /// The system call, such as `connect`.
@@ -127,13 +142,8 @@ package struct Socket: Sendable, Hashable {
             if count == 0 {
                 return .endOfStream
             }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                return .wouldBlock
-            case let code:
-                return .failed(code)
+            if let failure = SocketIOResult(failedWith: errno) {
+                return failure
             }
         }
     }
@@ -188,13 +198,8 @@ package struct Socket: Sendable, Hashable {
             if count >= 0 {
                 return count == 0 ? .wouldBlock : .transferred(count)
             }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                return .wouldBlock
-            case let code:
-                return .failed(code)
+            if let failure = SocketIOResult(failedWith: errno) {
+                return failure
             }
         }
     }
