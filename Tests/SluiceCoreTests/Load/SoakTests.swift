@@ -38,7 +38,31 @@ import Testing
         case failure(SluiceError.Code)
     }
 
-    static func install(on server: LoopbackServer) {
+    /// The requests that reach the server's `/hang/*` route, so that a request to be cancelled is cancelled once it is
+    /// in flight.
+    final class Hanging: Sendable {
+        /// Fired by every request that reaches the route.
+        let all = Signal("requests at /hang/*")
+        private let awaited = Locked<[Int: Signal]>([:])
+
+        /// Returns a signal fired when request `number` next reaches the route, replacing any earlier one for that
+        /// number.
+        func signal(for number: Int) -> Signal {
+            let signal = Signal("request \(number) at /hang/*")
+            awaited.withLock { $0[number] = signal }
+            return signal
+        }
+
+        /// Notes that request `number` reached the route, and lets go of its signal.
+        func arrived(_ number: Int?) {
+            all.fire()
+            if let number {
+                awaited.withLock { $0.removeValue(forKey: number) }?.fire()
+            }
+        }
+    }
+
+    static func install(on server: LoopbackServer, hanging: Hanging) {
         server.route("GET", "/ok/*") { request in
             .json(#"{"n": \#(request.path.split(separator: "/").last ?? "-1")}"#)
         }
@@ -48,7 +72,10 @@ import Testing
                 .delayed(by: .milliseconds(150))
         }
         server.route("GET", "/drop/*", response: LoopbackResponse(fault: .closeWithoutResponse))
-        server.route("GET", "/hang/*", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(30)))
+        server.route("GET", "/hang/*") { request in
+            hanging.arrived(request.path.split(separator: "/").last.flatMap { Int($0) })
+            return LoopbackResponse(body: Data("{}".utf8), delay: .seconds(30))
+        }
     }
 
     static func url(for number: Int, on server: LoopbackServer) -> URL {
@@ -76,6 +103,7 @@ import Testing
         width: Int,
         client: APIClient,
         server: LoopbackServer,
+        hanging: Hanging,
         endings: Locked<[Int: Ending]>
     ) async {
         await withTaskGroup(of: Void.self) { group in
@@ -87,8 +115,14 @@ import Testing
                     let ending: Ending
                     let call = Call(url: url(for: number, on: server))
                     if Kind(number) == .cancelled {
-                        let task = Task { try await client.perform(call) }
-                        try? await Task.sleep(for: .milliseconds(20))
+                        // Cancelled once at the server; one that ends before it gets there ends as it did, and fails
+                        // the check of its ending.
+                        let ready = hanging.signal(for: number)
+                        let task = Task {
+                            defer { ready.fire() }
+                            return try await client.perform(call)
+                        }
+                        try? await ready.wait()
                         task.cancel()
                         do {
                             ending = .value(try await task.value.n)
@@ -139,7 +173,8 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func tenThousandRequestsSixtyFourAtATime(_ kind: TransportKind) async throws {
         let server = try LoopbackServer(requestLogLimit: 100)
-        Self.install(on: server)
+        let hanging = Hanging()
+        Self.install(on: server, hanging: hanging)
         let performer: any RequestPerformer
         switch kind {
         case .urlSession:
@@ -156,12 +191,12 @@ import Testing
         // running beside it for seconds.
         let total = kind == .sockets && Self.sanitizer != nil ? 1_000 : 10_000
         let warmUp = Locked<[Int: Ending]>([:])
-        await Self.run(0..<2_000, width: 64, client: client, server: server, endings: warmUp)
+        await Self.run(0..<2_000, width: 64, client: client, server: server, hanging: hanging, endings: warmUp)
         let afterWarmUp = Self.residentBytes()
 
         let endings = Locked<[Int: Ending]>([:])
         let start = ContinuousClock.now
-        await Self.run(0..<total, width: 64, client: client, server: server, endings: endings)
+        await Self.run(0..<total, width: 64, client: client, server: server, hanging: hanging, endings: endings)
         let elapsed = ContinuousClock.now - start
         let afterRun = Self.residentBytes()
 
@@ -204,14 +239,15 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func leavesNoTaskContinuationOrConnectionBehindACancelledRequest(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
-        Self.install(on: server)
+        let hanging = Hanging()
+        Self.install(on: server, hanging: hanging)
         let base = kind.makePerformer()
         let deduplicated = base.retrying(RetryPolicy(baseDelay: .milliseconds(1))).deduplicated()
         let client = APIClient(requestPerformer: deduplicated, deadline: .seconds(60))
         let tasks = (0..<8).map { number in
             Task { try await client.perform(Call(url: server.url("/hang/\(number % 2)"))) }
         }
-        try await waitUntil("both requests at the server") { server.receivedRequests.count >= 2 }
+        try await hanging.all.wait(count: 2)
         #expect(requestsInFlight(base) == 2)
         #expect(deduplicated.callsInFlight == 2)
         for task in tasks {

@@ -92,14 +92,12 @@ private struct Preauthorized: Request {
     @Test func refreshesOnceForFiftyConcurrentRequestsAndReplaysEach() async throws {
         // The server holds its 401s until all 50 stale requests have arrived, so that however slow the machine,
         // none is sent after the refresh has begun: each of the 50 is refused, then replayed.
-        let stale = Locked(0)
+        let stale = Signal("50 stale requests at the server")
         server.route("GET", "/gathered") { request in
             guard request.header("Authorization") != "Bearer fresh" else { return .text("welcome") }
-            stale.withLock { $0 += 1 }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while stale.withLock({ $0 }) < 50, ContinuousClock.now < deadline {
-                usleep(2_000)
-            }
+            stale.fire()
+            // Each on its connection's thread. One that runs out of time answers anyway, and the counts below fail.
+            try? stale.block(count: 50)
             return LoopbackResponse.text("expired", status: 401)
         }
         let refreshes = Locked(0)
@@ -133,24 +131,27 @@ private struct Preauthorized: Request {
     }
 
     @Test func sharesAFailedRefreshWithA401ThatArrivesAfterIt() async throws {
-        let failed = Locked(false)
+        let failed = Signal("the refresh failed")
         let tokens = CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["api.example.com"])
         {
             _ in
-            defer { failed.withLock { $0 = true } }
+            defer { failed.fire() }
             throw RefreshFailed()
         }
         // Both requests go out with the stale credential; the second one's 401 comes back after the refresh failed.
+        let lateSent = Signal("the late request sent")
         let stub = StubPerformer { request in
             if request.url?.path == "/late" {
-                try await waitUntil("the refresh failed") { failed.withLock { $0 } }
+                lateSent.fire()
+                try await failed.wait()
             }
             return HTTPResponse(status: .unauthorized)
         }
         let client = APIClient(requestPerformer: stub.authenticated(by: tokens))
         let url = try #require(URL(string: "https://api.example.com/late"))
         let late = Task { try await client.perform(Secure(url: url)) }
-        try await waitUntil("the late request sent") { stub.requests.count == 1 }
+        try await lateSent.wait()
+        #expect(stub.requests.count == 1)
         let early = try await #require(throws: SluiceError.self) {
             try await client.perform(Secure(url: try #require(URL(string: "https://api.example.com/early"))))
         }

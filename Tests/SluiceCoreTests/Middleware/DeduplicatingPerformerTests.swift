@@ -71,12 +71,16 @@ private struct Feed: Request {
     }
 
     @Test func cancelsTheCallWhenEveryCallerHasGone() async throws {
-        server.route("GET", "/slow-feed", response: LoopbackResponse(body: Data("late".utf8), delay: .seconds(30)))
+        let arrived = Signal("the shared request at the server")
+        server.route("GET", "/slow-feed") { _ in
+            arrived.fire()
+            return LoopbackResponse(body: Data("late".utf8), delay: .seconds(30))
+        }
         let performer = NetworkRequestPerformer().deduplicated()
         let client = APIClient(requestPerformer: performer)
         let url = server.url("/slow-feed")
         let tasks = (0..<3).map { _ in Task { try await client.perform(Feed(url: url)) } }
-        try await waitUntil("the shared request at the server") { !server.receivedRequests.isEmpty }
+        try await arrived.wait()
         for task in tasks {
             task.cancel()
         }

@@ -226,13 +226,16 @@ import Testing
     }
 
     @Test func reportsCancellation() async throws {
+        let arrived = Signal("the request at the performer")
+        // A transport that never answers by itself: only the cancellation ends its sleep, whatever its length.
         let stub = StubPerformer { _ in
+            arrived.fire()
             try await Task.sleep(for: .seconds(30))
             return jsonResponse("[]")
         }
         let task = Task { try await APIClient(requestPerformer: stub).perform(ListUsers()) }
         // Cancelled once the request has reached the performer, so that the transport stage is the one cancelled.
-        try await waitUntil("the request at the performer") { !stub.requests.isEmpty }
+        try await arrived.wait()
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)

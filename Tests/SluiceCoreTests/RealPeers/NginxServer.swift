@@ -48,6 +48,8 @@ final class NginxServer: Sendable {
     let directory: URL
     /// The nginx process.
     let process: Process
+    /// Fired when the nginx process has exited.
+    private let exited: Signal
 
     /// Whether the run requires the real peers: with `SLUICE_REQUIRE_PEERS=1`, a test that finds no nginx fails
     /// instead of being skipped.
@@ -96,12 +98,13 @@ final class NginxServer: Sendable {
         let socketPath = directory.appendingPathComponent("nginx.sock").path
         do {
             try Self.writeDocuments(into: directory)
-            let (process, port) = try Self.launchOnFreePort(executable, in: directory, socketPath: socketPath)
+            let (process, exited, port) = try Self.launchOnFreePort(executable, in: directory, socketPath: socketPath)
             guard let url = URL(string: "http://127.0.0.1:\(port)") else {
                 process.terminate()
                 throw NginxServerError(description: "no URL for port \(port)")
             }
             self.process = process
+            self.exited = exited
             self.port = port
             self.baseURL = url
         } catch {
@@ -115,22 +118,27 @@ final class NginxServer: Sendable {
     deinit {
         // Stopping waits for nginx to exit; it waits on a thread of its own, not on whichever thread of the
         // cooperative pool let go of the server last.
-        let (process, directory) = (self.process, self.directory)
+        let (process, exited, directory) = (self.process, self.exited, self.directory)
         Thread.detachNewThread {
-            Self.stop(process, directory: directory)
+            Self.stop(process, exited: exited, directory: directory)
         }
     }
 
     /// Ends nginx and removes its directory; stopping a stopped server does nothing.
     func stop() {
-        Self.stop(process, directory: directory)
+        Self.stop(process, exited: exited, directory: directory)
     }
 
     /// Ends an nginx process and removes its directory.
-    private static func stop(_ process: Process, directory: URL) {
+    ///
+    /// - Parameters:
+    ///   - process: The process.
+    ///   - exited: Fired when it has exited.
+    ///   - directory: Its directory.
+    private static func stop(_ process: Process, exited: Signal, directory: URL) {
         if process.isRunning {
             process.terminate()
-            if !Self.waitForExit(of: process) {
+            if !Self.waitForExit(exited) {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
             }
@@ -432,40 +440,49 @@ extension NginxServer {
     ///   - executable: The nginx executable.
     ///   - directory: The server's directory.
     ///   - socketPath: The Unix domain socket.
-    /// - Returns: The running process and its port.
+    /// - Returns: The running process, the signal fired when it has exited, and its port.
     /// - Throws: ``NginxServerError`` when nginx did not start.
     private static func launchOnFreePort(
         _ executable: URL,
         in directory: URL,
         socketPath: String
-    ) throws -> (Process, Int) {
+    ) throws -> (Process, Signal, Int) {
         var attempt = 1
         while true {
             let port = try freePort()
             do {
-                return (try launch(executable, in: directory, port: port, socketPath: socketPath), port)
+                let (process, exited) = try launch(executable, in: directory, port: port, socketPath: socketPath)
+                return (process, exited, port)
             } catch let error as NginxServerError where error.addressInUse && attempt < 5 {
                 attempt += 1
             }
         }
     }
 
-    /// Writes the configuration for a port, starts nginx, and waits until it accepts connections on the port.
+    /// Writes the configuration for a port, starts nginx, and waits until it is ready: its pid file written, and a
+    /// connection accepted on the port.
     ///
     /// - Parameters:
     ///   - executable: The nginx executable.
     ///   - directory: The server's directory.
     ///   - port: The loopback port.
     ///   - socketPath: The Unix domain socket.
-    /// - Returns: The running process.
+    /// - Returns: The running process, and the signal fired when it has exited.
     /// - Throws: ``NginxServerError`` with the error log when nginx exited or did not accept a connection within
     ///   5 seconds.
-    private static func launch(_ executable: URL, in directory: URL, port: Int, socketPath: String) throws -> Process {
+    private static func launch(
+        _ executable: URL,
+        in directory: URL,
+        port: Int,
+        socketPath: String
+    ) throws -> (Process, Signal) {
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         let errorLog = directory.appendingPathComponent("error.log")
         let output = directory.appendingPathComponent("output.log")
-        // What a failed attempt left: its log would be read as this one's, its socket file would block the bind.
-        for leftover in [errorLog, output, URL(fileURLWithPath: socketPath)] {
+        let pidFile = directory.appendingPathComponent("nginx.pid")
+        // What a failed attempt left: its log would be read as this one's, its socket file would block the bind, its
+        // pid file would say this one is ready.
+        for leftover in [errorLog, output, pidFile, URL(fileURLWithPath: socketPath)] {
             try? FileManager.default.removeItem(at: leftover)
         }
         try Data(configuration(directory: directory, port: port, socketPath: socketPath).utf8)
@@ -487,14 +504,19 @@ extension NginxServer {
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let exited = Signal("nginx to exit")
+        process.terminationHandler = { _ in exited.fire() }
         try process.run()
 
+        // nginx tells its parent nothing when it is ready, so readiness is polled, for 5 seconds at most: its pid file,
+        // which it writes after opening its sockets and installing its signal handlers (before them, a SIGTERM from
+        // stop() would kill it rather than ask it to exit), then a connection it accepts.
         let deadline = ContinuousClock.now + .seconds(5)
-        while !acceptsConnections(port: port) {
+        while !FileManager.default.fileExists(atPath: pidFile.path) || !acceptsConnections(port: port) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 if process.isRunning {
                     process.terminate()
-                    _ = waitForExit(of: process)
+                    _ = waitForExit(exited)
                 }
                 let log = [errorLog, output].compactMap { try? String(contentsOf: $0, encoding: .utf8) }
                 throw NginxServerError(
@@ -503,21 +525,14 @@ extension NginxServer {
             }
             usleep(10_000)
         }
-        return process
+        return (process, exited)
     }
 
     /// Waits for a process to exit, for 5 seconds at most.
     ///
-    /// - Parameter process: The process, signalled to end.
+    /// - Parameter exited: The signal its termination handler fires; the process was signalled to end.
     /// - Returns: Whether it exited in time.
-    private static func waitForExit(of process: Process) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                return false
-            }
-            usleep(5_000)
-        }
-        return true
+    private static func waitForExit(_ exited: Signal) -> Bool {
+        (try? exited.block(timeout: .seconds(5))) != nil
     }
 }

@@ -102,9 +102,13 @@ import Testing
     }
 
     @Test func cancellingAnUploadEndsItWithACancellation() async throws {
-        server.route("POST", "/slow", response: LoopbackResponse.json("{}").delayed(by: .seconds(30)))
+        let arrived = Signal("the request at the server")
+        server.route("POST", "/slow") { _ in
+            arrived.fire()
+            return LoopbackResponse.json("{}").delayed(by: .seconds(30))
+        }
         let upload = APIClient().upload(PostData(url: server.url("/slow"), body: Data(count: 10)))
-        try await waitUntil("the request has arrived") { server.receivedRequests.contains { $0.path == "/slow" } }
+        try await arrived.wait()
         upload.cancel()
         let error = await #expect(throws: SluiceError.self) { try await upload.finished() }
         #expect(error?.code == .cancelled)

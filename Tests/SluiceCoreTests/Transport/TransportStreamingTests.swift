@@ -108,11 +108,16 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func cancellingBeforeTheHeadThrowsACancellation(_ kind: TransportKind) async throws {
-        server.route("/late", response: LoopbackResponse.text("late").delayed(by: .seconds(30)))
+        let arrived = Signal("the request at the server")
+        server.route("/late") { _ in
+            arrived.fire()
+            return LoopbackResponse.text("late").delayed(by: .seconds(30))
+        }
         let performer = kind.makePerformer()
         let request = URLRequest(url: server.url("/late"))
         let streaming = Task { try await performer.stream(request) }
-        try await waitUntil("the request has arrived") { server.receivedRequests.count == 1 }
+        try await arrived.wait()
+        #expect(server.receivedRequests.count == 1)
         streaming.cancel()
         let error = await #expect(throws: (any Error).self) { try await streaming.value }
         #expect((error as? URLError)?.code == .cancelled || error is CancellationError)

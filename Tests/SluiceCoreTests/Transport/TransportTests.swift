@@ -332,10 +332,14 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func cancelsTheTransferWhenTheCallerIsCancelled(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
-        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60)))
+        let arrived = Signal("the request at the server")
+        server.route("GET", "/slow") { _ in
+            arrived.fire()
+            return LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60))
+        }
         let client = APIClient(requestPerformer: performer)
         let task = Task { try await client.perform(Raw(url: server.url("/slow"))) }
-        try await waitUntil("the request at the server") { !server.receivedRequests.isEmpty }
+        try await arrived.wait()
         let start = ContinuousClock.now
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }

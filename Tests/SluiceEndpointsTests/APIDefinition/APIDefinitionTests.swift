@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import SluiceEndpoints
 import SluiceTesting
@@ -88,6 +89,26 @@ private enum AccountsAPI: TestAPIDefinition {
         encoder.dateEncodingStrategy = .iso8601
         encoder.keyEncodingStrategy = .convertToSnakeCase
         return encoder
+    }
+}
+
+/// A definition's request that says when a client builds it: ``SampleDataClient`` builds a request just before it
+/// waits out its delay.
+private struct Announced: Request, SampleDataProviding {
+    typealias ResponseObject = Account
+    let request: APIDefinitionRequest<AccountsAPI, Account>
+    let built: Signal
+
+    var sampleData: Data? { request.sampleData }
+    var deserializer: (any Deserializer)? { request.deserializer }
+
+    func build() throws -> URLRequest {
+        built.fire()
+        return try request.build()
+    }
+
+    func parse(_ json: JSON) throws -> Account {
+        try request.parse(json)
     }
 }
 
@@ -213,10 +234,11 @@ private enum AccountsAPI: TestAPIDefinition {
 
     @Test func cancelsADelayedSampleAtOnce() async throws {
         let offline = SampleDataClient(behavior: .delayed(.seconds(30)))
-        let task = Task {
-            try await offline.perform(AccountsAPI.details(server: loopback.baseURL), expecting: Account.self)
-        }
-        try await Task.sleep(for: .milliseconds(50))
+        let built = Signal("the sample request built, its delay next")
+        let details = APIDefinitionRequest(AccountsAPI.details(server: loopback.baseURL), expecting: Account.self)
+        let request = Announced(request: details, built: built)
+        let task = Task { try await offline.perform(request) }
+        try await built.wait()
         let start = ContinuousClock.now
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }

@@ -348,19 +348,31 @@ private struct EnvelopedRepo: EndpointDefinition {
         let repository = Repository(server: Server(), eventBufferSize: 8)
         repository.forcedEnvironment = .mock
         repository.register(json: "[]", for: ListRepos.self)
+        // Reading `events` subscribes; each loop says when it has.
+        let consumerSubscribed = Signal("the consumer subscribed")
         let consumer = Task {
-            for await event in repository.events where event.kind == .succeeded {
+            let events = repository.events
+            consumerSubscribed.fire()
+            for await event in events where event.kind == .succeeded {
                 return event.sequence
             }
             return 0
         }
-        try await waitUntil("the consumer subscribed") { repository.subscriberCount > 0 }
+        try await consumerSubscribed.wait()
+        #expect(repository.subscriberCount == 1)
         _ = try await repository.perform(ListRepos())
         #expect(await consumer.value == 2)
-        try await waitUntil("the consumer's subscription removed") { repository.subscriberCount == 0 }
+        // The loop's iterator, which owned the subscription, was released before the task ended.
+        #expect(repository.subscriberCount == 0)
 
-        let cancelled = Task { for await _ in repository.events {} }
-        try await waitUntil("the loop subscribed") { repository.subscriberCount > 0 }
+        let loopSubscribed = Signal("the loop subscribed")
+        let cancelled = Task {
+            let events = repository.events
+            loopSubscribed.fire()
+            for await _ in events {}
+        }
+        try await loopSubscribed.wait()
+        #expect(repository.subscriberCount == 1)
         cancelled.cancel()
         await cancelled.value
         #expect(repository.subscriberCount == 0)

@@ -8,13 +8,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-// Raw sockets come from the C library: Darwin on Apple platforms, Glibc on Linux.
-#if canImport(Darwin)
-import Darwin
-#else
-import Glibc
-#endif
-
 /// Keep-alive, connection close, concurrency, and stopping a server with work in flight.
 @Suite("LoopbackServer: connections")
 struct LoopbackServerConnectionTests {
@@ -132,10 +125,15 @@ struct LoopbackServerConnectionTests {
 
     @Test func stopWhileDelayedResponseIsPendingReturnsPromptly() throws {
         let server = try LoopbackServer()
-        server.route("/slow", response: .text("too late").delayed(by: .seconds(30)))
+        let routed = Signal("the request routed, its delay next")
+        server.route("/slow") { _ in
+            routed.fire()
+            return .text("too late").delayed(by: .seconds(30))
+        }
         let client = try RawClient(port: server.port)
         try client.send("GET /slow HTTP/1.1\r\n\r\n")
-        try pollUntil { server.receivedRequests.count == 1 }
+        try routed.block()
+        #expect(server.receivedRequests.count == 1)
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -164,24 +162,14 @@ struct LoopbackServerConnectionTests {
         server.route("/drip", response: .text("slow").injecting(.drip(bytes: 1, every: .seconds(10))))
         let client = try RawClient(port: server.port)
         try client.send("GET /drip HTTP/1.1\r\n\r\n")
-        try pollUntil { server.receivedRequests.count == 1 }
+        // The drip's first byte has arrived: the server is in its first 10-second pause.
+        let first = try client.readBytes(1)
 
         let clock = ContinuousClock()
         let start = clock.now
         server.stop()
 
         #expect(clock.now - start < .seconds(8), "stop() cut the 10-second drip short")
-        #expect(String(decoding: client.readToEnd(), as: UTF8.self) == "H")
-    }
-
-    /// Polls `condition` until it holds, failing after 10 seconds; for tests that block on raw sockets.
-    private func pollUntil(_ condition: () -> Bool) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                throw RawClientError("condition not met within 10 seconds")
-            }
-            usleep(2_000)
-        }
+        #expect(String(decoding: first + client.readToEnd(), as: UTF8.self) == "H")
     }
 }

@@ -121,9 +121,18 @@ private struct ProfileLoader {
 
     @Test func waitsForADelayedAnswerAndStopsWhenCancelled() async throws {
         let mock = MockClient()
-        mock.stub(GetProfile.self, MockResponse.value(Profile(id: 1, name: "Ada")).delayed(by: .seconds(30)))
+        // The mock matches a request to its stub just before it waits out the stub's delay.
+        let matched = Signal("the request matched to its stub, the delay next")
+        mock.stub(
+            GetProfile.self,
+            where: { _ in
+                matched.fire()
+                return true
+            },
+            MockResponse.value(Profile(id: 1, name: "Ada")).delayed(by: .seconds(30))
+        )
         let task = Task { try await mock.perform(GetProfile(id: 1)) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await matched.wait()
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)

@@ -113,12 +113,15 @@ private enum APIDocs {
             Credential(authorization: "Bearer \(try await Article.signIn())")
         }
         let log = Locked<[String]>([])
+        // Held apart only so that the test sees the callers waiting for a shared call.
+        let deduplicated =
+            transport
+            .retrying(RetryPolicy(maximumAttempts: 3, deadline: .seconds(20)))
+            .authenticated(by: tokens)
+            .deduplicated()
         let client = APIClient(
             requestPerformer:
-                transport
-                .retrying(RetryPolicy(maximumAttempts: 3, deadline: .seconds(20)))
-                .authenticated(by: tokens)
-                .deduplicated()
+                deduplicated
                 .logged(
                     redacting: Redaction.default.adding(jsonKeys: ["password"]),
                     to: { line in log.withLock { $0.append(line) } }
@@ -135,8 +138,9 @@ private enum APIDocs {
         let shared = Raw(url: try #require(URL(string: "https://api.example.com/shared")))
         async let first = client.perform(shared)
         async let second = client.perform(shared)
-        try await waitUntil("both requests in the chain") { metrics.snapshot.started == 3 }
-        try await Task.sleep(for: .milliseconds(50))
+        // The gate opens once both callers wait for the one transport call, so that neither can start another.
+        try await waitUntil("both callers waiting for the shared call") { deduplicated.callersWaiting == 2 }
+        #expect(metrics.snapshot.started == 3)
         gate.finish()
         #expect(try await [first, second] == [Data("shared".utf8), Data("shared".utf8)])
         #expect(transport.requests.filter { $0.url?.path == "/shared" }.count == 1)
