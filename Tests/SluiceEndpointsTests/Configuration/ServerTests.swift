@@ -4,10 +4,10 @@ import SluiceEndpoints
 import Testing
 
 @Suite struct ServerTests {
-    @Test func theDefaultIsTheScopedServerWithinAScopeAndTheSharedOneOutside() async throws {
+    @Test func theDefaultIsTheScopedServerWithinAScopeAndTheSharedOneOutside() async {
         let shared = Server.default
         let scoped = Server([.production: URL(staticString: "https://scoped.example.com")])
-        try await Server.withDefault(scoped) {
+        await Server.withDefault(scoped) {
             #expect(Server.default === scoped)
             let inner = Server()
             await Server.withDefault(inner) { #expect(Server.default === inner) }
