@@ -1,7 +1,7 @@
 /// Hands the progress handler of ``Client/upload(_:)`` to the context of the request it performs.
 ///
 /// `Client.upload(_:)` binds it around its `perform`; the ``RequestContext`` made for that request takes it when it
-/// is made, and transports read it there, as ``RequestContext/uploadProgress``, the one per-request context.
+/// is made, and transports read it there, as ``RequestContext/uploadProgress-property``, the one per-request context.
 enum UploadProgressReporter {
     /// Receives the bytes sent so far and, when known, the bytes in all.
     typealias Report = @Sendable (_ bytesSent: Int64, _ expectedBytes: Int64?) -> Void
