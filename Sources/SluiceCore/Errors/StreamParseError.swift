@@ -1,20 +1,32 @@
 /// A stream of lines, server-sent events or JSON Lines that could not be read: what was wrong and on which line.
 ///
-/// The typed streams throw this error and end; the line is counted from 1 over the whole stream, blank lines
+/// A typed stream that meets one ends; the line is counted from 1 over the whole stream, blank lines
 /// included, so it is the line a text editor would show. ``description`` renders it like a compiler diagnostic,
 /// with the line and a caret under the column when the problem has one:
 ///
 /// ```text
-/// error: invalid JSON: expected a value, found '}'
+/// error: invalid JSON: expected a string key, found '}'
 ///   --> stream line 3, column 10
 ///    |
 ///  3 | {"id": 3,}
 ///    |          ^
 /// ```
 ///
-/// The typed streams work on any sequence of byte chunks, with no request or response, so their errors are their
-/// own rather than a ``SluiceError``; a client that reads a streamed response will wrap them in one, as it wraps a
-/// ``JSONError`` at the deserialize stage.
+/// A ``ResponseStream`` that fails this way throws a ``SluiceError`` of the deserialize stage (the parse stage for a
+/// record of the wrong shape) with this error as its ``SluiceError/underlyingError``, as the client wraps a
+/// ``JSONError`` at the deserialize stage:
+///
+/// ```swift
+/// do {
+///     for try await entry in try await client.jsonLines(ExportAudit(), of: AuditEntry.self) {
+///         print(entry.action)
+///     }
+/// } catch let error as SluiceError {
+///     if let parseError = error.underlyingError as? StreamParseError {
+///         print(parseError.line, parseError.code)
+///     }
+/// }
+/// ```
 ///
 /// New codes may be added; compare ``code`` against the static members rather than switching exhaustively.
 public struct StreamParseError: Error, Sendable {

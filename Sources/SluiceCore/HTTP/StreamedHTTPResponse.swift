@@ -6,8 +6,9 @@ public import Foundation
 /// ```swift
 /// let response = try await NetworkRequestPerformer().stream(URLRequest(url: url))
 /// print(response.status)  // 200 OK, before the body
-/// for try await line in response.body.lines() {
-///     print(line)
+/// var received = 0
+/// for try await chunk in response.body {
+///     received += chunk.count
 /// }
 /// ```
 public struct StreamedHTTPResponse: Sendable {

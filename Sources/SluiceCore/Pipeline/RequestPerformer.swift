@@ -24,7 +24,7 @@
 /// The stage has two forms. ``perform(_:)`` returns the whole response; ``stream(_:)`` returns as soon as the head
 /// has arrived, with the body as an ``HTTPBody`` of chunks that arrive as they are read. A performer that implements
 /// only ``perform(_:)`` still streams: the default ``stream(_:)`` hands out its whole body as one chunk. A decorator
-/// implements both, so that a streamed request passes through it too; see <doc:Streaming>.
+/// implements both, so that a streamed request passes through it too; see <doc:StreamedResponses>.
 public protocol RequestPerformer: Sendable {
     /// Sends a request and returns its response.
     ///

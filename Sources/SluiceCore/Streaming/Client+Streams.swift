@@ -1,7 +1,10 @@
 extension Client {
     /// Sends a request and returns the lines of its body as they arrive.
     ///
-    /// Lines end with LF, CR or CRLF; the last line is returned even without an ending. See ``LineSequence``.
+    /// Lines end with LF, CR or CRLF, also when the CR ends one chunk and the LF starts the next; they come without
+    /// their terminators, and the last line is returned even without one. Text is decoded as UTF-8, with replacement
+    /// characters for bytes that are not. A line longer than `maximumLength` fails the stream with a ``SluiceError``
+    /// whose ``StreamParseError`` names the line. See <doc:Streaming>.
     ///
     /// ```swift
     /// for try await line in try await client.lines(TailLog(service: "api")) {
@@ -19,13 +22,15 @@ extension Client {
         maximumLength: Int = 1 << 20
     ) async throws(SluiceError) -> ResponseStream<String> {
         let head = try await stream(request)
-        return .reading(head, head.body.lines(maximumLength: maximumLength))
+        return .reading(head, head.body.decodingLines(maximumLength: maximumLength))
     }
 
     /// Sends a request and decodes each line of its JSON Lines (NDJSON) body as it arrives.
     ///
-    /// Blank lines are skipped; a line that is not JSON, or not a `Record`, fails the stream with a ``SluiceError``
-    /// whose ``StreamParseError`` names the line. See ``JSONLinesSequence``.
+    /// Each line is one JSON document, decoded with `decoder`; lines end as for
+    /// ``Client/lines(_:maximumLength:)``. Blank lines are skipped, and still counted; a line that is not JSON, or
+    /// not a `Record`, fails the stream with a ``SluiceError`` whose ``StreamParseError`` names the line. See
+    /// <doc:Streaming>.
     ///
     /// ```swift
     /// for try await entry in try await client.jsonLines(ExportAudit(), of: AuditEntry.self) {
@@ -47,15 +52,18 @@ extension Client {
         maximumLineLength: Int = 1 << 20
     ) async throws(SluiceError) -> ResponseStream<Record> {
         let head = try await stream(request)
-        return .reading(head, head.body.jsonLines(of: type, decoder: decoder, maximumLineLength: maximumLineLength))
+        return .reading(
+            head,
+            head.body.decodingJSONLines(of: type, decoder: decoder, maximumLineLength: maximumLineLength)
+        )
     }
 
     /// Sends a request and returns the server-sent events of its `text/event-stream` body as they arrive,
     /// reconnecting as an `EventSource` does when the connection ends.
     ///
-    /// Events are read by the WHATWG rules (see ``ServerSentEventSequence``). The response must be
-    /// `text/event-stream`; any other `Content-Type` fails with ``SluiceError/Code/deserialize``. A `204 No Content`
-    /// ends the stream: the server has nothing to send.
+    /// Events are read by the WHATWG HTML standard's rules, as a browser's `EventSource` reads them (see
+    /// <doc:Streaming>). The response must be `text/event-stream`; any other `Content-Type` fails with
+    /// ``SluiceError/Code/deserialize``. A `204 No Content` ends the stream: the server has nothing to send.
     ///
     /// When the body ends, or the connection fails or is cut, the stream reconnects, unless `policy` is `nil`: it
     /// waits the time the server's last `retry` field set or, when it set none, the policy's backoff, then sends the
@@ -130,7 +138,7 @@ private struct EventConnection<C: Client, R: Request>: Sendable {
     /// Where the stream is: the events being read, the last event ID and reconnection time, and the attempts made
     /// since the last event.
     struct State {
-        var events: ServerSentEventSequence<HTTPBody>.AsyncIterator?
+        var events: ServerSentEventDecodingSequence<HTTPBody>.AsyncIterator?
         var response: HTTPResponse
         var lastEventID = ""
         var retry: Duration?
@@ -138,7 +146,7 @@ private struct EventConnection<C: Client, R: Request>: Sendable {
         var ended = false
 
         init(current: StreamedHTTPResponse) {
-            events = current.body.serverSentEvents().makeAsyncIterator()
+            events = current.body.decodingServerSentEvents().makeAsyncIterator()
             response = HTTPResponse(status: current.status, headers: current.headers, url: current.url)
             // A 204 says there is nothing to send: not even a reconnection.
             ended = current.status.code == 204
@@ -203,7 +211,7 @@ private struct EventConnection<C: Client, R: Request>: Sendable {
                     state.ended = true
                     return
                 }
-                state.events = ServerSentEventSequence(
+                state.events = ServerSentEventDecodingSequence(
                     base: next.body,
                     lastEventID: state.lastEventID,
                     retry: state.retry

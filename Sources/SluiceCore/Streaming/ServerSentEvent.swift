@@ -1,11 +1,11 @@
 /// One event of a `text/event-stream`: its type, its data, and the stream's last event ID and reconnection time
 /// when it was dispatched.
 ///
-/// ``ServerSentEventSequence`` makes these from a stream's bytes, as a browser's `EventSource` makes
+/// ``Client/events(_:reconnecting:clock:)`` makes these from a stream's bytes, as a browser's `EventSource` makes
 /// `MessageEvent`s:
 ///
 /// ```swift
-/// for try await event in chunks.serverSentEvents() {
+/// for try await event in try await client.events(PriceFeed(symbol: "ACME")) {
 ///     if event.type == "price" {
 ///         print(event.data, event.lastEventID)
 ///     }
@@ -50,8 +50,8 @@ extension ServerSentEvent {
     ///
     /// The type is written when it is not `message`, the ID when it is not empty, the reconnection time in whole
     /// milliseconds when set, and one `data` line for each line of the data. Line breaks in the type or the ID,
-    /// which the format cannot carry, are replaced with spaces. Reading the text back with ``ServerSentEventSequence`` gives the
-    /// event again.
+    /// which the format cannot carry, are replaced with spaces. Reading the text back as an event stream, as
+    /// ``Client/events(_:reconnecting:clock:)`` does, gives the event again.
     public var encoded: String {
         let milliseconds = retry.map { retry in
             let (seconds, attoseconds) = retry.components

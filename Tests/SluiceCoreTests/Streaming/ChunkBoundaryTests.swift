@@ -20,9 +20,11 @@ import Testing
     ]
 
     @Test func eventsSplitAtEveryByteIntoTwoChunks() async throws {
-        #expect(try await Chunks(Self.eventStream, cutAt: []).serverSentEvents().collected() == Self.expectedEvents)
+        #expect(
+            try await Chunks(Self.eventStream, cutAt: []).decodingServerSentEvents().collected() == Self.expectedEvents
+        )
         for cut in 0...Self.eventStream.count {
-            let events = try await Chunks(Self.eventStream, cutAt: [cut]).serverSentEvents().collected()
+            let events = try await Chunks(Self.eventStream, cutAt: [cut]).decodingServerSentEvents().collected()
             #expect(events == Self.expectedEvents, "cut at \(cut)")
         }
     }
@@ -31,7 +33,8 @@ import Testing
         var mismatches: [[Int]] = []
         for first in 0...Self.eventStream.count {
             for second in first...Self.eventStream.count {
-                let events = try await Chunks(Self.eventStream, cutAt: [first, second]).serverSentEvents().collected()
+                let events = try await Chunks(Self.eventStream, cutAt: [first, second]).decodingServerSentEvents()
+                    .collected()
                 if events != Self.expectedEvents {
                     mismatches.append([first, second])
                 }
@@ -42,7 +45,7 @@ import Testing
 
     @Test func eventsOneByteAChunk() async throws {
         let chunks = Chunks(Self.eventStream.map { Data([$0]) })
-        #expect(try await chunks.serverSentEvents().collected() == Self.expectedEvents)
+        #expect(try await chunks.decodingServerSentEvents().collected() == Self.expectedEvents)
     }
 
     private static let text = Array("one\r\ntwo\rthree\n\r\nfive \u{E9}\r\r\nseven".utf8)
@@ -52,7 +55,7 @@ import Testing
         var mismatches: [[Int]] = []
         for first in 0...Self.text.count {
             for second in first...Self.text.count {
-                let lines = try await Chunks(Self.text, cutAt: [first, second]).lines().collected()
+                let lines = try await Chunks(Self.text, cutAt: [first, second]).decodingLines().collected()
                 if lines != Self.expectedLines {
                     mismatches.append([first, second])
                 }
@@ -74,7 +77,7 @@ import Testing
         var mismatches: [[Int]] = []
         for first in 0...text.count {
             for second in first...text.count {
-                let items = try await Chunks(text, cutAt: [first, second]).jsonLines(of: Item.self).collected()
+                let items = try await Chunks(text, cutAt: [first, second]).decodingJSONLines(of: Item.self).collected()
                 if items != expected {
                     mismatches.append([first, second])
                 }

@@ -189,6 +189,31 @@ final class ScriptedStreamPerformer: RequestPerformer {
         #expect(error?.message == "line 1 is longer than the limit of 16 bytes")
     }
 
+    @Test func cancellingTheReadingTaskEndsTheStreamAsCancelled() async throws {
+        struct Endless: RequestPerformer {
+            func perform(_ request: URLRequest) async throws -> HTTPResponse {
+                throw URLError(.unsupportedURL)
+            }
+
+            func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+                StreamedHTTPResponse(status: .ok, body: HTTPBody(EndlessChunks { _ in Data("tick\n".utf8) }))
+            }
+        }
+        let stream = try await APIClient(requestPerformer: Endless()).lines(request)
+        let task = Task {
+            var count = 0
+            for try await _ in stream {
+                count += 1
+                if count == 10 {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+            }
+            return count
+        }
+        let error = await #expect(throws: SluiceError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+    }
+
     @Test func anEventStreamMustSayItIsOne() async throws {
         let performer = ScriptedStreamPerformer([.init(headers: ["Content-Type": "application/json"], chunks: ["{}"])])
         let error = await #expect(throws: SluiceError.self) {

@@ -84,7 +84,7 @@ struct LoopbackServerEventStreamTests {
         input.finish()
 
         var events: [ServerSentEvent] = []
-        for try await event in chunks.serverSentEvents() {
+        for try await event in chunks.decodingServerSentEvents() {
             events.append(event)
         }
 

@@ -117,7 +117,7 @@ private struct AnnouncingClock: Clock {
         input.yield(Data(event.encoded.utf8))
         input.finish()
         var read: [ServerSentEvent] = []
-        for try await decoded in chunks.serverSentEvents() {
+        for try await decoded in chunks.decodingServerSentEvents() {
             read.append(decoded)
         }
         var expected = event

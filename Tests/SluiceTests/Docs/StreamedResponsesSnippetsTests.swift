@@ -1,5 +1,6 @@
 // The snippets of the "Streamed responses" article and of the streaming API's documentation, verbatim where whole,
 // completed where they are fragments, against the loopback server or a mock.
+import ClientFixtures
 import Foundation
 import Sluice
 import SluiceTesting
@@ -80,13 +81,14 @@ private struct CannedStreamPerformer: RequestPerformer {
                 body: Data("{\"action\":\"login\"}\n{\"action\":\"logout\"}\n".utf8)
             )
         )
-        server.route(
-            "/prices/ACME",
-            response: LoopbackResponse(
+        // The feed sends two events; a reconnection, which names the last event ID, is told there is nothing more.
+        server.route("/prices/ACME") { request in
+            guard request.header("Last-Event-ID") == nil else { return LoopbackResponse(status: 204) }
+            return LoopbackResponse(
                 headers: [LoopbackHeader("Content-Type", "text/event-stream")],
-                body: Data("event: price\ndata: 41\n\ndata: 42\n\n".utf8)
+                body: Data("event: price\nid: 1\ndata: 41\n\ndata: 42\n\n".utf8)
             )
-        )
+        }
     }
 
     @Test func streamingABody() async throws {
@@ -124,6 +126,55 @@ private struct CannedStreamPerformer: RequestPerformer {
             }
         }
         #expect(printed == ["price 41", "message 42"])
+    }
+
+    @Test func documentationOfServerSentEvent() async throws {
+        let printed = try await SnippetOutput.collect {
+            for try await event in try await client.events(PriceFeed(symbol: "ACME")) {
+                if event.type == "price" {
+                    print(event.data, event.lastEventID)
+                }
+            }
+        }
+        #expect(printed == ["41 1"])
+        // ServerSentEvent.init(type:data:lastEventID:retry:)
+        let event = ServerSentEvent(type: "price", data: "42.5", lastEventID: "7")
+        #expect(event.encoded == "event: price\nid: 7\ndata: 42.5\n\n")
+    }
+
+    @Test func documentationOfStreamParseError() async throws {
+        server.route(
+            "/audit",
+            response: LoopbackResponse(
+                headers: [LoopbackHeader("Content-Type", "application/x-ndjson")],
+                body: Data("{\"action\":\"login\"}\n\n{\"id\": 3,}\n".utf8)
+            )
+        )
+        let printed = try await SnippetOutput.collect {
+            do {
+                for try await entry in try await client.jsonLines(ExportAudit(), of: AuditEntry.self) {
+                    print(entry.action)
+                }
+            } catch let error as SluiceError {
+                if let parseError = error.underlyingError as? StreamParseError {
+                    print(parseError.line, parseError.code)
+                }
+            }
+        }
+        #expect(printed == ["login", "3 invalid JSON"])
+        // The diagnostic the documentation shows.
+        let error = await #expect(throws: SluiceError.self) {
+            try await client.jsonLines(ExportAudit(), of: AuditEntry.self).collected()
+        }
+        #expect(
+            (error?.underlyingError as? StreamParseError)?.description == """
+                error: invalid JSON: expected a string key, found '}'
+                  --> stream line 3, column 10
+                   |
+                 3 | {"id": 3,}
+                   |          ^
+                """
+        )
     }
 
     @Test func aPerformerOfYourOwn() async throws {
@@ -173,14 +224,18 @@ private struct CannedStreamPerformer: RequestPerformer {
             #expect(text == "first and last")
         }
         // StreamedHTTPResponse
+        var streamed = 0
         let printed = try await SnippetOutput.collect {
             let response = try await NetworkRequestPerformer().stream(URLRequest(url: server.url("/logs/api")))
             print(response.status)  // 200 OK, before the body
-            for try await line in response.body.lines() {
-                print(line)
+            var received = 0
+            for try await chunk in response.body {
+                received += chunk.count
             }
+            streamed = received
         }
-        #expect(printed == ["200 OK", "started", "ready"])
+        #expect(printed == ["200 OK"])
+        #expect(streamed == 14)
         // APIClient.stream(_:)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-export-\(UUID().uuidString)")
         #expect(FileManager.default.createFile(atPath: file.path, contents: nil))

@@ -4,9 +4,9 @@ import SluiceCore
 import Testing
 
 /// The event stream interpretation of the WHATWG HTML standard (9.2.6), case by case, and its examples (9.2.5).
-@Suite struct ServerSentEventSequenceTests {
+@Suite struct ServerSentEventDecodingSequenceTests {
     private func events(_ text: String, maximumEventSize: Int = 1 << 20) async throws -> [ServerSentEvent] {
-        try await Chunks(text).serverSentEvents(maximumEventSize: maximumEventSize).collected()
+        try await Chunks(text).decodingServerSentEvents(maximumEventSize: maximumEventSize).collected()
     }
 
     @Test func standardExampleOfDataLinesJoinedWithLineFeeds() async throws {
@@ -146,13 +146,13 @@ import Testing
 
     @Test func textIsUTF8WithReplacementCharacters() async throws {
         let bytes = Data("data: h\u{E9}llo \u{1F389} ".utf8) + Data([0xFF, 0xC3]) + Data("\n\n".utf8)
-        let events = try await Chunks([bytes]).serverSentEvents().collected()
+        let events = try await Chunks([bytes]).decodingServerSentEvents().collected()
         #expect(events == [ServerSentEvent(data: "h\u{E9}llo \u{1F389} \u{FFFD}\u{FFFD}")])
     }
 
     @Test func aLineOverTheLimitEndsTheStreamNamingTheLimitAndTheLine() async throws {
         let stream = Chunks(": ok\n", "data: 0123456789", "0123456789\n\n")
-        var iterator = stream.serverSentEvents(maximumLineLength: 16).makeAsyncIterator()
+        var iterator = stream.decodingServerSentEvents(maximumLineLength: 16).makeAsyncIterator()
         let error = await #expect(throws: StreamParseError.self) { try await iterator.next() }
         #expect(error?.code == .lineTooLong)
         #expect(error?.line == 2)
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func theIteratorKeepsWhatAReconnectionNeedsAlsoFromBlocksWithoutData() async throws {
-        var iterator = Chunks("id: 1\ndata: a\n\nid: 2\n\nretry: 300\n: ping\nid: 3\n").serverSentEvents()
+        var iterator = Chunks("id: 1\ndata: a\n\nid: 2\n\nretry: 300\n: ping\nid: 3\n").decodingServerSentEvents()
             .makeAsyncIterator()
         #expect(iterator.lastEventID == "")
         #expect(iterator.retry == nil)
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func theSequenceIsSendableWhenItsBaseIs() async throws {
-        let events = Chunks("data: a\n\n").serverSentEvents()
+        let events = Chunks("data: a\n\n").decodingServerSentEvents()
         let task = Task { try await events.collected() }
         #expect(try await task.value == [ServerSentEvent(data: "a")])
     }

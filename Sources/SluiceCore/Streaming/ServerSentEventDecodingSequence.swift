@@ -1,4 +1,5 @@
-/// The server-sent events of a `text/event-stream` body, read from its byte chunks as they arrive.
+/// The server-sent events of a `text/event-stream` body, read from its byte chunks as they arrive: what
+/// ``Client/events(_:reconnecting:clock:)`` reads each connection's body with.
 ///
 /// The events are interpreted as the WHATWG HTML standard's "event stream interpretation" says, as a browser's
 /// `EventSource` does: a byte order mark at the start is dropped; lines end at CR, LF or CRLF; a line starting
@@ -8,26 +9,14 @@
 /// are ignored; a blank line dispatches the event unless it has no data. An event may be split across chunks at
 /// any byte. When the body ends, an event without its blank line is dropped.
 ///
-/// Make one with `serverSentEvents(maximumLineLength:maximumEventSize:)` on any
-/// sequence of `Data` chunks:
-///
-/// ```swift
-/// for try await event in chunks.serverSentEvents() {
-///     switch event.type {
-///     case "price": print("price", event.data)
-///     default: print(event.type, event.data)
-///     }
-/// }
-/// ```
-///
 /// The sequence reads the base only as events are asked for, holding one chunk and one unfinished line at a time,
 /// and ends by throwing `CancellationError` when the consuming task is cancelled. A line longer than
 /// `maximumLineLength`, or an event whose data grows past `maximumEventSize`, ends it with a
 /// ``StreamParseError``. Reconnecting with `Last-Event-ID` after the body ends is the client's part, not the
 /// sequence's; the iterator's ``AsyncIterator/lastEventID`` and ``AsyncIterator/retry`` keep what it needs.
-public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
+package struct ServerSentEventDecodingSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
     /// A server-sent event.
-    public typealias Element = ServerSentEvent
+    package typealias Element = ServerSentEvent
 
     private let base: Base
     private let maximumLineLength: Int
@@ -37,10 +26,6 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
 
     /// Creates the events of a sequence of byte chunks.
     ///
-    /// ```swift
-    /// let events = ServerSentEventSequence(base: chunks, maximumLineLength: 64 << 10)
-    /// ```
-    ///
     /// - Parameters:
     ///   - base: The body's bytes, in chunks of any size.
     ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
@@ -48,7 +33,7 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     ///   - lastEventID: The last event ID of an earlier connection of the same stream, which events carry until
     ///     this one sets another; empty by default.
     ///   - retry: The reconnection time an earlier connection of the same stream set; `nil` by default.
-    public init(
+    package init(
         base: Base,
         maximumLineLength: Int = 1 << 20,
         maximumEventSize: Int = 16 << 20,
@@ -65,7 +50,7 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     /// Creates an iterator over the events.
     ///
     /// - Returns: An iterator that reads the base as events are asked for.
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             reader: LineReader(base: base.makeAsyncIterator(), maximumLineLength: maximumLineLength),
             parser: ServerSentEventParser(maximumEventSize: maximumEventSize, lastEventID: lastEventID, retry: retry)
@@ -73,7 +58,7 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     }
 
     /// An iterator over the events of a sequence of byte chunks.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         private var reader: LineReader<Base.AsyncIterator>
         private var parser: ServerSentEventParser
 
@@ -85,32 +70,20 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
         /// The last event ID the stream set, as of the last blank line read, or the empty string.
         ///
         /// It changes at every blank line after an `id` field, also when no event is dispatched because the block
-        /// had no data, so a client reconnecting after the body ends sends it as the `Last-Event-ID` header:
-        ///
-        /// ```swift
-        /// var events = body.serverSentEvents().makeAsyncIterator()
-        /// while let event = try await events.next() {
-        ///     print(event.data)
-        /// }
-        /// let resumeFrom = events.lastEventID
-        /// ```
-        public var lastEventID: String { parser.lastEventID }
+        /// had no data, so a client reconnecting after the body ends sends it as the `Last-Event-ID` header.
+        package var lastEventID: String { parser.lastEventID }
 
         /// The reconnection time the stream's last valid `retry` field set, or `nil` when it set none.
         ///
-        /// A client reconnecting after the body ends waits this long, or its own default when `nil`:
-        ///
-        /// ```swift
-        /// let delay = events.retry ?? .seconds(3)
-        /// ```
-        public var retry: Duration? { parser.retry }
+        /// A client reconnecting after the body ends waits this long, or its own default when `nil`.
+        package var retry: Duration? { parser.retry }
 
         /// Reads the stream until the next event is dispatched.
         ///
         /// - Returns: The next event, or `nil` when the base ended.
         /// - Throws: ``StreamParseError`` for a line or an event past its limit; `CancellationError` when the task
         ///   is cancelled; what the base throws.
-        public mutating func next() async throws -> ServerSentEvent? {
+        package mutating func next() async throws -> ServerSentEvent? {
             try await reader.next(&parser, readsUnterminatedLine: false) { parser, line, number in
                 try parser.read(line, number: number)
             }
@@ -118,31 +91,26 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     }
 }
 
-extension ServerSentEventSequence: Sendable where Base: Sendable {}
+extension ServerSentEventDecodingSequence: Sendable where Base: Sendable {}
 
 // An iterator is one loop's cursor; it can move to another task with its loop when its base's iterator can.
-extension ServerSentEventSequence.AsyncIterator: Sendable where Base.AsyncIterator: Sendable {}
+extension ServerSentEventDecodingSequence.AsyncIterator: Sendable where Base.AsyncIterator: Sendable {}
 
 extension AsyncSequence where Element == Data {
     /// The server-sent events of a `text/event-stream` body given as byte chunks.
-    ///
-    /// ```swift
-    /// let (body, input) = AsyncStream.makeStream(of: Data.self)
-    /// input.yield(Data("event: greeting\ndata: hello\n\n".utf8))
-    /// input.finish()
-    /// for try await event in body.serverSentEvents() {
-    ///     print(event.type, event.data)  // greeting hello
-    /// }
-    /// ```
     ///
     /// - Parameters:
     ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
     ///   - maximumEventSize: The most bytes one event's data may hold; 16 MiB by default.
     /// - Returns: The events, read from this sequence as they are asked for.
-    public func serverSentEvents(
+    package func decodingServerSentEvents(
         maximumLineLength: Int = 1 << 20,
         maximumEventSize: Int = 16 << 20
-    ) -> ServerSentEventSequence<Self> {
-        ServerSentEventSequence(base: self, maximumLineLength: maximumLineLength, maximumEventSize: maximumEventSize)
+    ) -> ServerSentEventDecodingSequence<Self> {
+        ServerSentEventDecodingSequence(
+            base: self,
+            maximumLineLength: maximumLineLength,
+            maximumEventSize: maximumEventSize
+        )
     }
 }

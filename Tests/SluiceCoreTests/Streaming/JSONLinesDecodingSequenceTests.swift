@@ -3,7 +3,7 @@ import Foundation
 import SluiceCore
 import Testing
 
-@Suite struct JSONLinesSequenceTests {
+@Suite struct JSONLinesDecodingSequenceTests {
     private struct Reading: Decodable, Equatable {
         let sensor: String
         let value: Double
@@ -16,11 +16,11 @@ import Testing
             "\"value\":2}\r\n{\"sensor\":\"c\",\"value\":-3e2}"
         )
         #expect(
-            try await body.jsonLines(of: Reading.self).collected() == [
+            try await body.decodingJSONLines(of: Reading.self).collected() == [
                 Reading(sensor: "a", value: 1.5), Reading(sensor: "b", value: 2), Reading(sensor: "c", value: -300),
             ]
         )
-        #expect(try await Chunks("\n\n").jsonLines(of: Reading.self).collected() == [])
+        #expect(try await Chunks("\n\n").decodingJSONLines(of: Reading.self).collected() == [])
     }
 
     @Test func theDecoderIsTheCallers() async throws {
@@ -30,12 +30,14 @@ import Testing
         var decoder = JSONDocumentDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let body = Chunks("{\"sensor_name\":\"a\"}\n")
-        #expect(try await body.jsonLines(of: Sample.self, decoder: decoder).collected() == [Sample(sensorName: "a")])
+        #expect(
+            try await body.decodingJSONLines(of: Sample.self, decoder: decoder).collected() == [Sample(sensorName: "a")]
+        )
     }
 
     @Test func invalidJSONOnLineThreeNamesLineThreeAndTheColumn() async throws {
         let body = Chunks("{\"sensor\":\"a\",\"value\":1}\n\n", "{\"sensor\":\"b\",}\n{\"sensor\":\"c\",\"value\":3}\n")
-        var iterator = body.jsonLines(of: Reading.self).makeAsyncIterator()
+        var iterator = body.decodingJSONLines(of: Reading.self).makeAsyncIterator()
         #expect(try await iterator.next() == Reading(sensor: "a", value: 1))
         let error = await #expect(throws: StreamParseError.self) { try await iterator.next() }
         #expect(error?.code == .invalidJSON)
@@ -57,7 +59,7 @@ import Testing
     @Test func aRecordOfTheWrongShapeNamesTheLineAndThePath() async throws {
         let body = Chunks("{\"sensor\":\"a\",\"value\":1}\n{\"sensor\":\"b\",\"value\":\"high\"}\n")
         let error = await #expect(throws: StreamParseError.self) {
-            try await body.jsonLines(of: Reading.self).collected()
+            try await body.decodingJSONLines(of: Reading.self).collected()
         }
         #expect(error?.code == .decodingFailed)
         #expect(error?.line == 2)
@@ -76,7 +78,7 @@ import Testing
     @Test func aLineOverTheLimitNamesTheLimit() async throws {
         let body = Chunks("{\"sensor\":\"a\",\"value\":1}\n", "{\"sensor\":\"a long name\",\"value\":1}\n")
         let error = await #expect(throws: StreamParseError.self) {
-            try await body.jsonLines(of: Reading.self, maximumLineLength: 30).collected()
+            try await body.decodingJSONLines(of: Reading.self, maximumLineLength: 30).collected()
         }
         #expect(error?.code == .lineTooLong)
         #expect(error?.description.hasPrefix("error: line 2 is longer than the limit of 30 bytes") == true)
@@ -84,7 +86,7 @@ import Testing
 
     @Test func theBaseIsReadOnlyAsRecordsAreAskedFor() async throws {
         let base = EndlessChunks { index in Data("{\"sensor\":\"s\(index)\",\"value\":\(index)}\n\n".utf8) }
-        var iterator = base.jsonLines(of: Reading.self).makeAsyncIterator()
+        var iterator = base.decodingJSONLines(of: Reading.self).makeAsyncIterator()
         for index in 0..<3 {
             #expect(try await iterator.next() == Reading(sensor: "s\(index)", value: Double(index)))
         }

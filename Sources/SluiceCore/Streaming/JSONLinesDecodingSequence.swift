@@ -1,30 +1,19 @@
-/// The records of a JSON Lines (NDJSON) body, each line decoded to a `Decodable` value as it arrives.
+/// The records of a JSON Lines (NDJSON) body, each line decoded to a `Decodable` value as it arrives: what
+/// ``Client/jsonLines(_:of:decoder:maximumLineLength:)`` reads a response with.
 ///
-/// Each line is one JSON document, decoded with a ``JSONDocumentDecoder`` (a default one unless you pass your
-/// own, with its strategies and limits). Lines end at LF, CRLF or CR; a last line without a terminator is read
-/// too. Blank lines, empty or holding only spaces and tabs, are skipped, as the NDJSON specification allows, and
-/// still counted, so a line number in an error is the line a text editor would show.
-///
-/// Make the sequence with `jsonLines(of:decoder:maximumLineLength:)`:
-///
-/// ```swift
-/// struct Reading: Decodable, Sendable {
-///     let sensor: String
-///     let value: Double
-/// }
-///
-/// for try await reading in chunks.jsonLines(of: Reading.self) {
-///     print(reading.sensor, reading.value)
-/// }
-/// ```
+/// Each line is one JSON document, decoded with a ``JSONDocumentDecoder``, with its strategies and limits. Lines end
+/// at LF, CRLF or CR; a last line without a terminator is read too. Blank lines, empty or holding only spaces and
+/// tabs, are skipped, as the NDJSON specification allows, and still counted, so a line number in an error is the
+/// line a text editor would show.
 ///
 /// A line that is not valid JSON ends the sequence with a ``StreamParseError`` of code
 /// ``StreamParseError/Code/invalidJSON`` naming the line and the column; a line of the wrong shape, with
 /// ``StreamParseError/Code/decodingFailed`` naming the line and the JSON path. The sequence reads the base only as
 /// records are asked for and ends by throwing `CancellationError` when the consuming task is cancelled.
-public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSequence where Base.Element == Data {
+package struct JSONLinesDecodingSequence<Base: AsyncSequence, Record: Decodable>: AsyncSequence
+where Base.Element == Data {
     /// A decoded record.
-    public typealias Element = Record
+    package typealias Element = Record
 
     private let base: Base
     private let decoder: JSONDocumentDecoder
@@ -32,15 +21,11 @@ public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSe
 
     /// Creates the records of a sequence of byte chunks.
     ///
-    /// ```swift
-    /// let readings = JSONLinesSequence<_, Reading>(base: chunks, decoder: JSONDocumentDecoder())
-    /// ```
-    ///
     /// - Parameters:
     ///   - base: The body's bytes, in chunks of any size.
     ///   - decoder: The decoder for each line.
-    ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
-    public init(base: Base, decoder: JSONDocumentDecoder = JSONDocumentDecoder(), maximumLineLength: Int = 1 << 20) {
+    ///   - maximumLineLength: The most bytes a line may hold.
+    package init(base: Base, decoder: JSONDocumentDecoder, maximumLineLength: Int) {
         self.base = base
         self.decoder = decoder
         self.maximumLineLength = maximumLineLength
@@ -49,7 +34,7 @@ public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSe
     /// Creates an iterator over the records.
     ///
     /// - Returns: An iterator that reads the base as records are asked for.
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             reader: LineReader(base: base.makeAsyncIterator(), maximumLineLength: maximumLineLength),
             decoder: decoder
@@ -57,7 +42,7 @@ public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSe
     }
 
     /// An iterator over the records of a sequence of byte chunks.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         private var reader: LineReader<Base.AsyncIterator>
         private var decoder: JSONDocumentDecoder
 
@@ -71,9 +56,9 @@ public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSe
         /// - Returns: The next record, or `nil` when the base ended.
         /// - Throws: ``StreamParseError`` for a line that is not valid JSON, does not decode, or is past the limit;
         ///   `CancellationError` when the task is cancelled; what the base throws.
-        public mutating func next() async throws -> Record? {
+        package mutating func next() async throws -> Record? {
             try await reader.next(&decoder, readsUnterminatedLine: true) { decoder, line, number in
-                try JSONLinesSequence.decode(line, number: number, with: decoder)
+                try JSONLinesDecodingSequence.decode(line, number: number, with: decoder)
             }
         }
     }
@@ -100,33 +85,24 @@ public struct JSONLinesSequence<Base: AsyncSequence, Record: Decodable>: AsyncSe
     }
 }
 
-extension JSONLinesSequence: Sendable where Base: Sendable {}
+extension JSONLinesDecodingSequence: Sendable where Base: Sendable {}
 
 // An iterator is one loop's cursor; it can move to another task with its loop when its base's iterator can.
-extension JSONLinesSequence.AsyncIterator: Sendable where Base.AsyncIterator: Sendable {}
+extension JSONLinesDecodingSequence.AsyncIterator: Sendable where Base.AsyncIterator: Sendable {}
 
 extension AsyncSequence where Element == Data {
     /// The records of a JSON Lines (NDJSON) body given as byte chunks, each line decoded to `type`.
-    ///
-    /// ```swift
-    /// let (body, input) = AsyncStream.makeStream(of: Data.self)
-    /// input.yield(Data(#"{"sensor":"a","value":1.5}"#.utf8 + [0x0A]))
-    /// input.finish()
-    /// for try await reading in body.jsonLines(of: Reading.self) {
-    ///     print(reading.value)  // 1.5
-    /// }
-    /// ```
     ///
     /// - Parameters:
     ///   - type: The type each line decodes to.
     ///   - decoder: The decoder for each line; a default ``JSONDocumentDecoder`` when omitted.
     ///   - maximumLineLength: The most bytes a line may hold; 1 MiB by default.
     /// - Returns: The records, read from this sequence as they are asked for.
-    public func jsonLines<Record: Decodable>(
+    package func decodingJSONLines<Record: Decodable>(
         of type: Record.Type,
         decoder: JSONDocumentDecoder = JSONDocumentDecoder(),
         maximumLineLength: Int = 1 << 20
-    ) -> JSONLinesSequence<Self, Record> {
-        JSONLinesSequence(base: self, decoder: decoder, maximumLineLength: maximumLineLength)
+    ) -> JSONLinesDecodingSequence<Self, Record> {
+        JSONLinesDecodingSequence(base: self, decoder: decoder, maximumLineLength: maximumLineLength)
     }
 }
