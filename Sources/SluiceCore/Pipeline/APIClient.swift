@@ -123,16 +123,11 @@ public struct APIClient: Client {
             body: response.body,
             deserializer: deserializer,
             metrics: &exchange.metrics
-        )
-        try checkDeadline(elapsed, stage: lastResponseStage(within: exchange.metrics))
+        ) { () throws(SluiceError) in
+            try checkDeadline(elapsed, stage: .deserialize)
+        }
+        try checkDeadline(elapsed, stage: .parse)
         return ClientResponse(value: value, request: urlRequest, http: response, metrics: exchange.metrics)
-    }
-
-    /// The response stage during which the deadline passed, read from the stage times: deserialize when the stages up
-    /// to it took longer than the deadline, parse otherwise.
-    private func lastResponseStage(within metrics: PipelineMetrics) -> SluiceError.Stage {
-        guard let deadline, metrics.build + metrics.transport + metrics.deserialize > deadline else { return .parse }
-        return .deserialize
     }
 
     /// The build stage: builds the request, makes its context, and notes both and the stage's time in the exchange.
@@ -206,9 +201,11 @@ public struct APIClient: Client {
         exchange.context?.finish(response: exchange.response, error: error, metrics: exchange.metrics)
     }
 
-    /// Fails with ``SluiceError/Code/timedOut`` in the stage just finished, when the deadline has passed.
+    /// Fails with ``SluiceError/Code/timedOut`` in the stage just finished, when the deadline has passed on the
+    /// client's ``clock``.
     ///
-    /// Which of the response stages it names is read from the stage times, on a `ContinuousClock`.
+    /// The client checks after each stage, the deserialize stage included, so a request that passes its deadline
+    /// while its body is deserialized fails there, naming that stage, without being parsed.
     func checkDeadline(_ elapsed: Stopwatch?, stage: SluiceError.Stage) throws(SluiceError) {
         if let deadline, let elapsed, elapsed.read() > deadline {
             throw SluiceError(.timedOut, stage: stage, message: APIClient.deadlineMessage(deadline, stage: stage))

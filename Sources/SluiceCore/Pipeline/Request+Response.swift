@@ -37,11 +37,13 @@ extension Request {
     /// deserializer, or `clientDeserializer`), parse with ``Request/ResponseParser``, then ``Request/parse(_:)``.
     ///
     /// Each stage's time goes into `metrics`, whether it succeeds or fails, so that an error reports how long the
-    /// failing stage ran.
+    /// failing stage ran. `afterDeserializing` runs between the deserialize and parse stages, for a client to fail
+    /// the request there (at a passed deadline).
     func responseStages(
         body: Data,
         deserializer clientDeserializer: any Deserializer,
-        metrics: inout PipelineMetrics
+        metrics: inout PipelineMetrics,
+        afterDeserializing: () throws(SluiceError) -> Void = {}
     ) throws(SluiceError) -> ResponseObject {
         if let passthrough = passthroughObject(body) {
             return passthrough
@@ -57,6 +59,7 @@ extension Request {
         }
         let parseStart = clock.now
         metrics.deserialize = parseStart - start
+        try afterDeserializing()
         defer { metrics.parse = clock.now - parseStart }
         do {
             return try parse(ResponseParser.parse(object))

@@ -25,24 +25,55 @@ import Testing
         #expect(error.message == "the request passed its deadline of 300.00ms during the transport stage")
     }
 
-    @Test func reportsTheStageADeadlineRanOutIn() async throws {
-        // On the continuous clock: which response stage ran out is read from the stage times, so the deserializer
-        // really takes its time. A short wait, and a loaded machine only makes it longer.
-        /// A deserializer as slow as a large document on a slow device.
-        struct SlowDeserializer: Deserializer {
-            func deserialize(_ data: Data) throws -> Any {
-                Thread.sleep(forTimeInterval: 0.4)
-                return try JSONDeserializer().deserialize(data)
-            }
+    /// A deserializer as slow as a large document on a slow device, on the test's clock.
+    struct SlowDeserializer: Deserializer {
+        let clock: TestClock
+        let takes: Duration
+
+        func deserialize(_ data: Data) throws -> Any {
+            clock.advance(by: takes)
+            return try JSONDeserializer().deserialize(data)
         }
-        let stub = StubPerformer.json("{}")
-        let client = APIClient(requestPerformer: stub, deserializer: SlowDeserializer(), deadline: .milliseconds(200))
+    }
+
+    /// A parser as slow as a large model on a slow device, on the test's clock.
+    struct SlowParse: Request {
+        typealias ResponseObject = Int
+        let clock: TestClock
+        func build() throws -> URLRequest { URLRequest(url: URL(filePath: "/count")) }
+        func parse(_ json: JSON) throws -> Int {
+            clock.advance(by: .milliseconds(400))
+            return json["count"]?.int ?? 0
+        }
+    }
+
+    @Test func reportsTheStageADeadlineRanOutIn() async throws {
+        let clock = TestClock()
+        let client = APIClient(
+            requestPerformer: StubPerformer.json("{}"),
+            deserializer: SlowDeserializer(clock: clock, takes: .milliseconds(400)),
+            deadline: .milliseconds(200),
+            clock: clock
+        )
         let error = try await #require(throws: SluiceError.self) {
             try await client.perform(Slow(url: try #require(URL(string: "https://example.com"))))
         }
         #expect(error.code == .timedOut)
         #expect(error.stage == .deserialize)
         #expect(error.message == "the request passed its deadline of 200.00ms during the deserialize stage")
+    }
+
+    @Test func aDeadlinePassedWhileParsingNamesTheParseStage() async throws {
+        let clock = TestClock()
+        let client = APIClient(
+            requestPerformer: StubPerformer.json(#"{"count": 3}"#),
+            deadline: .milliseconds(200),
+            clock: clock
+        )
+        let error = try await #require(throws: SluiceError.self) { try await client.perform(SlowParse(clock: clock)) }
+        #expect(error.code == .timedOut)
+        #expect(error.stage == .parse)
+        #expect(error.message == "the request passed its deadline of 200.00ms during the parse stage")
     }
 
     @Test func letsARequestWithinItsDeadlineThrough() async throws {
