@@ -31,11 +31,10 @@ extension SluiceError: CustomStringConvertible {
             gutter(line)
         }
         if let jsonError {
-            let number = String(jsonError.line)
-            lines.append(" \(number) | \(jsonError.sourceLine)")
-            lines.append(
-                " \(String(repeating: " ", count: number.count)) | "
-                    + String(repeating: " ", count: jsonError.excerptColumn - 1) + "^"
+            lines += QuotedSource.lines(
+                number: jsonError.line,
+                source: jsonError.sourceLine,
+                caretColumn: jsonError.excerptColumn
             )
         }
         if let status {

@@ -154,13 +154,9 @@ extension StreamParseError: CustomStringConvertible {
         }
         var lines = ["error: \(message)", location]
         if let sourceLine {
-            let gutter = String(line)
-            let margin = String(repeating: " ", count: gutter.count)
-            lines.append(" \(margin) |")
-            lines.append(" \(gutter) | \(sourceLine)")
-            if column != nil {
-                lines.append(" \(margin) | " + String(repeating: " ", count: excerptColumn - 1) + "^")
-            }
+            lines.append(" \(QuotedSource.margin(for: line)) |")
+            let caret = column == nil ? nil : excerptColumn
+            lines += QuotedSource.lines(number: line, source: sourceLine, caretColumn: caret)
         }
         return lines.joined(separator: "\n")
     }

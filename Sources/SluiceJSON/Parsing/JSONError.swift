@@ -160,13 +160,9 @@ public struct JSONError: Error, Sendable, Hashable {
 extension JSONError: CustomStringConvertible {
     /// The error as a compiler-style diagnostic: a headline with the location, then the line and a caret.
     public var description: String {
-        let gutter = String(line)
-        let pad = String(repeating: " ", count: gutter.count)
-        return """
-            error: invalid JSON at line \(line), column \(column) (byte \(offset)): \(reason)
-             \(gutter) | \(sourceLine)
-             \(pad) | \(String(repeating: " ", count: excerptColumn - 1))^
-            """
+        (["error: invalid JSON at line \(line), column \(column) (byte \(offset)): \(reason)"]
+            + QuotedSource.lines(number: line, source: sourceLine, caretColumn: excerptColumn))
+            .joined(separator: "\n")
     }
 }
 
