@@ -201,31 +201,21 @@ extension JSONStorage {
         var mantissa: UInt64 = 0
         var significantDigits = 0
         var scale = 0
-        // Integer part.
+        // Integer part: a significant digit past the 19 the mantissa holds scales the value up by ten; a leading zero
+        // counts for nothing.
         while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
-            let digit = UInt64(text[index] &- UInt8(ascii: "0"))
-            if significantDigits > 0 || digit != 0 {
-                significantDigits += 1
-                if significantDigits <= 19 {
-                    mantissa = mantissa &* 10 &+ digit
-                } else {
-                    scale += 1
-                }
+            if !JSONStorage.keepDigit(text[index], in: &mantissa, counted: &significantDigits), significantDigits > 0 {
+                scale += 1
             }
             index += 1
         }
-        // Fraction.
+        // Fraction: a digit kept in the mantissa, or a leading zero, scales the value down by ten.
         if index < text.count, text[index] == UInt8(ascii: ".") {
             index += 1
             while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
-                let digit = UInt64(text[index] &- UInt8(ascii: "0"))
-                if significantDigits > 0 || digit != 0 {
-                    significantDigits += 1
-                    if significantDigits <= 19 {
-                        mantissa = mantissa &* 10 &+ digit
-                        scale -= 1
-                    }
-                } else {
+                if JSONStorage.keepDigit(text[index], in: &mantissa, counted: &significantDigits)
+                    || significantDigits == 0
+                {
                     scale -= 1
                 }
                 index += 1
@@ -249,6 +239,24 @@ extension JSONStorage {
             }
         }
         return Double(String(decoding: text, as: UTF8.self)) ?? .nan
+    }
+
+    /// Adds an ASCII digit to a number's significant digits: a leading zero is not one; the first 19 go into the
+    /// mantissa, which holds no more.
+    ///
+    /// - Returns: Whether the digit went into the mantissa.
+    @inline(__always)
+    private static func keepDigit(
+        _ byte: UInt8,
+        in mantissa: inout UInt64,
+        counted significantDigits: inout Int
+    ) -> Bool {
+        let digit = UInt64(byte &- UInt8(ascii: "0"))
+        guard significantDigits > 0 || digit != 0 else { return false }
+        significantDigits += 1
+        guard significantDigits <= 19 else { return false }
+        mantissa = mantissa &* 10 &+ digit
+        return true
     }
 
     private static let exactPowersOfTen: [Double] = [
