@@ -67,33 +67,22 @@ public struct SluiceError: Error, Sendable {
     ///
     /// An open set: compare against the static members.
     public struct Stage: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable {
-            case build
-            case transport
-            case status
-            case deserialize
-            case parse
-        }
-
-        private let base: Base
-
-        private init(_ base: Base) {
-            self.base = base
-        }
+        /// The code of a failure in this stage: each stage is named as the code of a failure in it.
+        private let code: Code
 
         /// Building the `URLRequest`.
-        public static let build = Stage(.build)
+        public static let build = Stage(code: .build)
         /// Sending the request and receiving the response.
-        public static let transport = Stage(.transport)
+        public static let transport = Stage(code: .transport)
         /// Validating the response status.
-        public static let status = Stage(.status)
+        public static let status = Stage(code: .status)
         /// Deserializing the body.
-        public static let deserialize = Stage(.deserialize)
+        public static let deserialize = Stage(code: .deserialize)
         /// Parsing the deserialized body into the response object.
-        public static let parse = Stage(.parse)
+        public static let parse = Stage(code: .parse)
 
         /// The stage's name, such as `deserialize`.
-        public var description: String { base.rawValue }
+        public var description: String { code.description }
     }
 
     /// What went wrong.
