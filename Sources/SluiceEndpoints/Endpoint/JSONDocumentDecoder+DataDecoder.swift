@@ -2,26 +2,7 @@
 // stages the Endpoint and APIDefinition dialects run it in: its parse in the deserialize stage, its decode in the
 // parse stage.
 
-extension JSONDocumentDecoder: DataDecoder {
-    /// The decoder's own deserializer, with the pipeline's rule for an empty body.
-    ///
-    /// The JSON is parsed in the deserialize stage with the decoder's limits. An empty body is `null`, as with the
-    /// client's own deserializer, since servers send one with 204 and 202: an optional response decodes to `nil`,
-    /// and any other fails in the parse stage, saying it found `null`.
-    public var bodyDeserializer: any Deserializer { responseDeserializer }
-
-    /// Decodes a value from the document the deserialize stage parsed.
-    ///
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - object: A `JSON` document; bytes are parsed first.
-    /// - Returns: The decoded value.
-    /// - Throws: `DecodingError` with the path of the problem; for bytes that are not JSON,
-    ///   `DecodingError.dataCorrupted` over a `JSONError`.
-    public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
-        try decode(type, fromStageObject: object)
-    }
-}
+extension JSONDocumentDecoder: DataDecoder {}
 
 extension JSONDocumentDecoder {
     /// The decoder's own deserializer, with the pipeline's rule for an empty body: the deserialize stage of every
