@@ -51,8 +51,8 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
     }
 
     /// The deserializer of the definition's ``APIDefinition/responseDecoder``, so that the JSON is parsed in the
-    /// deserialize stage with that decoder's limits, as for an ``Endpoint``.
-    public var deserializer: (any Deserializer)? { definition.responseDecoder.bodyDeserializer }
+    /// deserialize stage with that decoder's limits, as for an ``Endpoint``; an empty body is `null`.
+    public var deserializer: (any Deserializer)? { definition.responseDecoder.responseDeserializer }
 
     /// Decodes the response with the definition's ``APIDefinition/responseDecoder``.
     ///

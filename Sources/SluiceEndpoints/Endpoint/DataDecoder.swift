@@ -13,13 +13,13 @@
 /// }
 /// ```
 ///
-/// A decoder works in the pipeline's stages: the client runs ``bodyDeserializer`` in the deserialize stage and
-/// ``decode(_:fromDeserialized:)`` in the parse stage, so that timings and errors name the stage that did the work.
-/// `JSONDocumentDecoder` parses the JSON in the deserialize stage, with its own deserializer's limits, and decodes
-/// from the document in the parse stage. A decoder that reads bytes in one go, such as `JSONDecoder`,
-/// `PropertyListDecoder` or the one above, keeps the defaults: its deserialize stage hands the bytes on unchanged
-/// (and measures next to nothing), and its parse stage measures the whole decoding and reports any of its errors,
-/// a malformed body included, as a parse failure.
+/// A decoder only decodes; the ``Endpoint`` that uses it chooses the pipeline's stages. With a decoder that reads
+/// bytes in one go, such as `JSONDecoder`, `PropertyListDecoder` or the one above, the endpoint's deserialize stage
+/// hands the bytes on unchanged (and measures next to nothing), and its parse stage calls ``decode(_:from:)``,
+/// measuring the whole decoding and reporting any of its errors, a malformed body included, as a parse failure. With
+/// `JSONDocumentDecoder`, the endpoint parses the JSON in the deserialize stage, with the decoder's own deserializer
+/// limits, and decodes from the document in the parse stage. To split a decoder's work between the stages some other
+/// way, implement the endpoint's ``Request/deserializer`` and ``Request/parse(_:)``.
 public protocol DataDecoder {
     /// Decodes a value from bytes.
     ///
@@ -29,35 +29,6 @@ public protocol DataDecoder {
     /// - Returns: The decoded value.
     /// - Throws: An error saying what was wrong with the bytes.
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T
-
-    /// The deserialize stage of this decoder; a ``DataDeserializer``, which hands the bytes on, by default.
-    var bodyDeserializer: any Deserializer { get }
-
-    /// Decodes a value from what ``bodyDeserializer`` produced.
-    ///
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - object: What the deserializer produced; the body's bytes by default.
-    /// - Returns: The decoded value.
-    /// - Throws: An error saying what was wrong with the object.
-    func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T
-}
-
-extension DataDecoder {
-    /// A ``DataDeserializer``: the body's bytes go to the parse stage unchanged.
-    public var bodyDeserializer: any Deserializer { DataDeserializer() }
-
-    /// Decodes a value from the body's bytes with ``DataDecoder/decode(_:from:)``.
-    ///
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - object: The body's bytes, as ``DataDeserializer`` hands them on.
-    /// - Returns: The decoded value.
-    /// - Throws: What ``DataDecoder/decode(_:from:)`` throws, or `DecodingError.typeMismatch` when the object is not
-    ///   `Data`.
-    public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
-        try decode(type, from: DataParser.parse(object))
-    }
 }
 
 extension JSONDecoder: DataDecoder {}

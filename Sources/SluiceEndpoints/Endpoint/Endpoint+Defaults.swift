@@ -36,9 +36,11 @@ extension Endpoint where ErrorDecoder == JSONDocumentDecoder {
 }
 
 extension Endpoint {
-    /// The deserialize stage of ``responseDecoder``: for `JSONDocumentDecoder`, its JSON parser and limits; for a
-    /// decoder that reads bytes, a ``DataDeserializer`` that hands them on.
-    public var deserializer: (any Deserializer)? { responseDecoder.bodyDeserializer }
+    /// A `DataDeserializer`: the body's bytes go to the parse stage unchanged, for ``responseDecoder`` to decode
+    /// them there in one go.
+    ///
+    /// An endpoint that decodes with `JSONDocumentDecoder` parses the JSON in this stage instead; see ``Endpoint``.
+    public var deserializer: (any Deserializer)? { DataDeserializer() }
 
     /// Decodes ``ErrorResponse`` with ``errorDecoder``; `nil` when the endpoint declares no error response.
     ///
@@ -54,18 +56,43 @@ extension Endpoint {
 }
 
 extension Endpoint where Response: Decodable {
-    /// Decodes the response with ``responseDecoder`` from what its deserialize stage produced; a `Data` response
-    /// is the body unmodified.
+    /// Decodes the response from the body's bytes with ``responseDecoder``'s ``DataDecoder/decode(_:from:)``, so
+    /// that the parse stage measures, and reports the errors of, the whole decoding; a `Data` response is the body
+    /// unmodified.
     ///
-    /// - Parameter object: What ``deserializer`` produced: a `JSON` document for `JSONDocumentDecoder`, the body's
-    ///   bytes for a decoder that reads bytes.
+    /// - Parameter object: The body's bytes, as the deserialize stage hands them on.
     /// - Returns: The response.
-    /// - Throws: What ``responseDecoder`` throws.
+    /// - Throws: What ``responseDecoder`` throws, or `DecodingError.typeMismatch` when the object is not `Data`.
     public func parse(_ object: Any) throws -> Response {
         if let bytes = object as? Response {
             return bytes
         }
-        return try responseDecoder.decode(Response.self, fromDeserialized: object)
+        return try responseDecoder.decode(Response.self, from: DataParser.parse(object))
+    }
+}
+
+// The stages of an endpoint that decodes with `JSONDocumentDecoder`: a conformance whose `ResponseDecoder` is that
+// decoder picks these members, the more constrained, over the general ones above. A conformance generic over its
+// decoder is checked once, for every decoder, so it keeps the general ones.
+
+extension Endpoint where ResponseDecoder == JSONDocumentDecoder {
+    /// The deserializer of ``responseDecoder``, so that the JSON is parsed in the deserialize stage with that
+    /// decoder's limits; an empty body is `null`.
+    public var deserializer: (any Deserializer)? { responseDecoder.responseDeserializer }
+}
+
+extension Endpoint where Response: Decodable, ResponseDecoder == JSONDocumentDecoder {
+    /// Decodes the response with ``responseDecoder`` from the document the deserialize stage parsed; a `Data`
+    /// response is the body unmodified.
+    ///
+    /// - Parameter object: The `JSON` document; bytes, from a deserializer that hands them on, are parsed first.
+    /// - Returns: The response.
+    /// - Throws: `DecodingError` with the path of the problem.
+    public func parse(_ object: Any) throws -> Response {
+        if let bytes = object as? Response {
+            return bytes
+        }
+        return try responseDecoder.decode(Response.self, fromStageObject: object)
     }
 }
 

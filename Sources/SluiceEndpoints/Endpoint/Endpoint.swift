@@ -39,12 +39,29 @@
 /// | ``ResponseDecoder`` | `JSONDocumentDecoder` | ``responseDecoder`` |
 /// | ``ErrorDecoder`` | `JSONDocumentDecoder` | ``errorDecoder`` |
 ///
-/// A `Decodable` response is decoded with ``responseDecoder`` in the pipeline's stages: the decoder's
-/// ``DataDecoder/bodyDeserializer`` in the deserialize stage (for `JSONDocumentDecoder`, the JSON parser with the
-/// decoder's limits), then ``DataDecoder/decode(_:fromDeserialized:)`` in the parse stage, so a malformed body fails
-/// with ``SluiceError/Code/deserialize`` and a body of another shape with ``SluiceError/Code/parse``. `Void`
-/// ignores the body and `Data` receives it unmodified. A response with an unaccepted status decodes ``ErrorResponse`` with ``errorDecoder``; read it
-/// typed with ``SluiceError/errorResponse(for:)``.
+/// A `Decodable` response is decoded with ``responseDecoder`` in the pipeline's stages, as the endpoint's defaults
+/// choose them for its decoder (``Request/deserializer`` for the deserialize stage, ``Request/parse(_:)`` for the
+/// parse stage, with a ``PassthroughParser`` between):
+///
+/// - With `JSONDocumentDecoder`, the default, the deserialize stage parses the JSON with the decoder's own
+///   deserializer limits, reading an empty body as `null`, and the parse stage decodes the document: a malformed
+///   body fails with ``SluiceError/Code/deserialize``, a body of another shape with ``SluiceError/Code/parse``.
+/// - With any other ``DataDecoder``, such as `JSONDecoder`, the deserialize stage hands the bytes on and the parse
+///   stage decodes them with ``DataDecoder/decode(_:from:)``, so it measures, and reports the errors of, the whole
+///   decoding, a malformed body included.
+///
+/// `Void` ignores the body and `Data` receives it unmodified. To split the work between the stages another way,
+/// implement `deserializer` and `parse(_:)` in the endpoint.
+///
+/// The stages for `JSONDocumentDecoder` are members of an extension constrained to
+/// `ResponseDecoder == JSONDocumentDecoder`, which a conformance picks when its decoder is that type. An endpoint
+/// generic over its decoder, such as `struct Users<Decoder: DataDecoder & Sendable>: Endpoint`, conforms once for
+/// every decoder, so the client runs the general stages even for `Users<JSONDocumentDecoder>`: the JSON is parsed in
+/// the parse stage, and an empty body is an error rather than `null`. Give it a concrete decoder, or implement the
+/// two members, to choose otherwise.
+///
+/// A response with an unaccepted status decodes ``ErrorResponse`` with ``errorDecoder``; read it typed with
+/// ``SluiceError/errorResponse(for:)``.
 public protocol Endpoint: Request where ResponseObject == Response, ResponseParser == PassthroughParser {
     /// What the server returns: a `Decodable` type, `Void` to ignore the body, or `Data` for the bytes.
     associatedtype Response

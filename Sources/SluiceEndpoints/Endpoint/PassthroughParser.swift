@@ -1,8 +1,9 @@
 /// A parser that hands on what the deserializer produced, unchanged, for requests whose ``Request/parse(_:)`` reads
 /// the deserialized object itself.
 ///
-/// An ``Endpoint`` uses it: its response decoder's ``DataDecoder/bodyDeserializer`` runs in the deserialize stage,
-/// and the decoder's ``DataDecoder/decode(_:fromDeserialized:)`` in the parse stage.
+/// An ``Endpoint`` uses it: the endpoint's ``Request/deserializer`` runs in the deserialize stage, handing on the
+/// body's bytes (or, for `JSONDocumentDecoder`, a parsed document), and its ``Request/parse(_:)`` decodes them with
+/// the response decoder in the parse stage.
 ///
 /// ```swift
 /// struct Lines: Request {

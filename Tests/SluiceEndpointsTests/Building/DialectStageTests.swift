@@ -31,6 +31,18 @@ private struct WholeBodyUsers: Endpoint {
     var responseDecoder: WholeBodyDecoder { WholeBodyDecoder() }
 }
 
+/// A declarative endpoint generic over its decoder.
+///
+/// Its conformance is checked once, for every decoder, so it runs the stages of a decoder that reads bytes even when
+/// the decoder is a `JSONDocumentDecoder`.
+private struct AnyDecoderUser<Decoder: DataDecoder & Sendable>: Endpoint {
+    static var definition: Definition<AnyDecoderUser> {
+        Definition(server: dialectServer, method: .get, path: "users/1")
+    }
+    typealias Response = User?
+    let responseDecoder: Decoder
+}
+
 /// A repository endpoint returning the same users.
 private struct RepositoryUsers: EndpointDefinition {
     typealias Response = ArrayResponse<User>
@@ -155,6 +167,28 @@ private let manyUsers = Data(
         )
     }
 
+    @Test func anEndpointGenericOverItsDecoderDecodesTheBytesInTheParseStage() async throws {
+        let generic = AnyDecoderUser(responseDecoder: JSONDocumentDecoder())
+        #expect(pipelineDeserializer(of: generic) is DataDeserializer, "the member the conformance picked")
+        #expect(generic.deserializer is JSONDeserializer, "a call on the concrete type sees the constrained member")
+        let malformed = try await #require(throws: SluiceError.self) {
+            try await StageCase.of("generic", generic).run(Data(#"{"id": 1,"#.utf8))
+        }
+        #expect(malformed.code == .parse)
+        #expect(malformed.underlyingError is DecodingError, "JSONDocumentDecoder's error for bytes that are not JSON")
+        #expect(malformed.jsonError?.offset == 9)
+        #expect(String(describing: malformed).contains("[stage: parse]"))
+        let empty = try await #require(throws: SluiceError.self, "an empty body is not JSON in the parse stage") {
+            try await StageCase.of("generic", generic).run(Data())
+        }
+        #expect(empty.code == .parse)
+        #expect(
+            try await APIClient(requestPerformer: StubPerformer(always: HTTPResponse(status: .ok, body: Data())))
+                .perform(DialectEmptyBodyTests.OptionalUser()) == nil,
+            "the same response of a concrete endpoint decoding with JSONDocumentDecoder is nil"
+        )
+    }
+
     @Test func emptyVoidAndDataResponsesPassThroughWithoutStages() async throws {
         struct Bytes: Endpoint {
             static let definition = Definition<Bytes>(server: dialectServer, method: .get, path: "avatar")
@@ -167,6 +201,11 @@ private let manyUsers = Data(
         #expect(response.metrics.deserialize == .zero)
         #expect(response.metrics.parse == .zero)
     }
+}
+
+/// The deserializer the pipeline runs for a request: the member its conformance picked.
+private func pipelineDeserializer(of request: some Request) -> (any Deserializer)? {
+    request.deserializer
 }
 
 /// An empty body, as servers send with 204, in the dialects that decode with a `JSONDocumentDecoder`.

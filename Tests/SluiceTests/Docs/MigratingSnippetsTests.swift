@@ -1,4 +1,4 @@
-// The snippet of the "Migrating" article, verbatim, run under an upload.
+// The snippets of the "Migrating" article, verbatim: the transport run under an upload, the endpoint against a stub.
 import Foundation
 import Sluice
 import SluiceTesting
@@ -12,6 +12,31 @@ private struct CountingTransport: RequestPerformer {
         let total = Int64(request.httpBody?.count ?? 0)
         RequestContext.current?.uploadProgress?(total, total)
         return try await base.perform(request)
+    }
+}
+
+private struct Event: Decodable, Equatable, Sendable {
+    let id: String
+}
+
+/// The article's deserializer: the JSON after an anti-hijacking prefix.
+private struct GuardedDeserializer: Deserializer {
+    func deserialize(_ data: Data) throws -> Any {
+        let prefix = Data(")]}'\n".utf8)
+        let body = data.starts(with: prefix) ? data.dropFirst(prefix.count) : data
+        return try JSONDeserializer().deserialize(Data(body))
+    }
+}
+
+/// The article's endpoint, naming both of its stages.
+private struct ListEvents: Endpoint {
+    static let definition: Definition<ListEvents> = Definition(method: .get, path: "events")
+    typealias Response = [Event]
+
+    var deserializer: (any Deserializer)? { GuardedDeserializer() }
+
+    func parse(_ object: Any) throws -> [Event] {
+        try responseDecoder.decode([Event].self, from: JSON.parse(object))
     }
 }
 
@@ -37,5 +62,16 @@ private struct CountingTransport: RequestPerformer {
         #expect(try await upload.finished() == Data("{}".utf8))
         #expect(reports.map(\.bytesTransferred) == [12])
         #expect(reports.map(\.expectedBytes) == [12])
+    }
+
+    @Test func theArticlesEndpointNamesBothStages() async throws {
+        let server = Server([.production: URL(string: "https://api.example.com")!])
+        let guarded = APIClient(requestPerformer: StubPerformer.json(")]}'\n[{\"id\": \"1\"}]"))
+        #expect(try await Server.withDefault(server) { try await guarded.perform(ListEvents()) } == [Event(id: "1")])
+        let malformed = APIClient(requestPerformer: StubPerformer.json(")]}'\n[{\"id\": "))
+        let error = try await #require(throws: SluiceError.self) {
+            try await Server.withDefault(server) { try await malformed.perform(ListEvents()) }
+        }
+        #expect(error.code == .deserialize, "the prefix is stripped and the JSON parsed in the deserialize stage")
     }
 }
