@@ -36,11 +36,12 @@ extension Endpoint where ErrorDecoder == JSONDocumentDecoder {
 }
 
 extension Endpoint {
-    /// A `DataDeserializer`: the body's bytes go to the parse stage unchanged, for ``responseDecoder`` to decode
-    /// them there in one go.
-    ///
-    /// An endpoint that decodes with `JSONDocumentDecoder` parses the JSON in this stage instead; see ``Endpoint``.
-    public var deserializer: (any Deserializer)? { DataDeserializer() }
+    /// The deserialize stage of ``responseDecoder``: for a `JSONDocumentDecoder`, its JSON parser with its limits,
+    /// reading an empty body as `null`; for any other decoder, a `DataDeserializer`, which hands the bytes on for the
+    /// decoder to decode them in the parse stage in one go.
+    public var deserializer: (any Deserializer)? {
+        (responseDecoder as? JSONDocumentDecoder)?.responseDeserializer ?? DataDeserializer()
+    }
 
     /// Decodes ``ErrorResponse`` with ``errorDecoder``; `nil` when the endpoint declares no error response.
     ///
@@ -56,43 +57,22 @@ extension Endpoint {
 }
 
 extension Endpoint where Response: Decodable {
-    /// Decodes the response from the body's bytes with ``responseDecoder``'s ``DataDecoder/decode(_:from:)``, so
-    /// that the parse stage measures, and reports the errors of, the whole decoding; a `Data` response is the body
+    /// Decodes the response with ``responseDecoder`` from what the deserialize stage produced: a `JSONDocumentDecoder`
+    /// decodes the document that stage parsed, any other decoder the body's bytes with ``DataDecoder/decode(_:from:)``,
+    /// so that the parse stage measures, and reports the errors of, its whole decoding; a `Data` response is the body
     /// unmodified.
     ///
-    /// - Parameter object: The body's bytes, as the deserialize stage hands them on.
+    /// - Parameter object: The deserialize stage's result: a `JSON` document, or the body's bytes.
     /// - Returns: The response.
-    /// - Throws: What ``responseDecoder`` throws, or `DecodingError.typeMismatch` when the object is not `Data`.
+    /// - Throws: What ``responseDecoder`` throws, or `DecodingError.typeMismatch` when the object is neither.
     public func parse(_ object: Any) throws -> Response {
         if let bytes = object as? Response {
             return bytes
+        }
+        if let decoder = responseDecoder as? JSONDocumentDecoder {
+            return try decoder.decode(Response.self, fromStageObject: object)
         }
         return try responseDecoder.decode(Response.self, from: DataParser.parse(object))
-    }
-}
-
-// The stages of an endpoint that decodes with `JSONDocumentDecoder`: a conformance whose `ResponseDecoder` is that
-// decoder picks these members, the more constrained, over the general ones above. A conformance generic over its
-// decoder is checked once, for every decoder, so it keeps the general ones.
-
-extension Endpoint where ResponseDecoder == JSONDocumentDecoder {
-    /// The deserializer of ``responseDecoder``, so that the JSON is parsed in the deserialize stage with that
-    /// decoder's limits; an empty body is `null`.
-    public var deserializer: (any Deserializer)? { responseDecoder.responseDeserializer }
-}
-
-extension Endpoint where Response: Decodable, ResponseDecoder == JSONDocumentDecoder {
-    /// Decodes the response with ``responseDecoder`` from the document the deserialize stage parsed; a `Data`
-    /// response is the body unmodified.
-    ///
-    /// - Parameter object: The `JSON` document; bytes, from a deserializer that hands them on, are parsed first.
-    /// - Returns: The response.
-    /// - Throws: `DecodingError` with the path of the problem.
-    public func parse(_ object: Any) throws -> Response {
-        if let bytes = object as? Response {
-            return bytes
-        }
-        return try responseDecoder.decode(Response.self, fromStageObject: object)
     }
 }
 

@@ -53,12 +53,8 @@
 /// `Void` ignores the body and `Data` receives it unmodified. To split the work between the stages another way,
 /// implement `deserializer` and `parse(_:)` in the endpoint.
 ///
-/// The stages for `JSONDocumentDecoder` are members of an extension constrained to
-/// `ResponseDecoder == JSONDocumentDecoder`, which a conformance picks when its decoder is that type. An endpoint
-/// generic over its decoder, such as `struct Users<Decoder: DataDecoder & Sendable>: Endpoint`, conforms once for
-/// every decoder, so the client runs the general stages even for `Users<JSONDocumentDecoder>`: the JSON is parsed in
-/// the parse stage, and an empty body is an error rather than `null`. Give it a concrete decoder, or implement the
-/// two members, to choose otherwise.
+/// The defaults choose by the decoder the endpoint holds, when the stages run, so an endpoint generic over its decoder
+/// gets the stages of the decoder it is given.
 ///
 /// A response with an unaccepted status decodes ``ErrorResponse`` with ``errorDecoder``; read it typed with
 /// ``SluiceError/errorResponse(for:)``.

@@ -73,18 +73,6 @@ private enum Article {
         var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder() }
     }
 
-    struct EventByID<Decoder: DataDecoder & Sendable>: Endpoint {
-        static var definition: Definition<EventByID> { Definition(method: .get, path: "events/\(path: \.id)") }
-        typealias Response = Event
-
-        struct PathComponents {
-            let id: String
-        }
-
-        let pathComponents: PathComponents
-        let responseDecoder: Decoder
-    }
-
     static func handle(_ client: APIClient) async -> String? {
         var printed: String?
         do {
@@ -280,19 +268,6 @@ private enum APIDocs {
         let message = await Server.withDefault(server) { await Article.handle(client) }
         #expect(message == "no calendar x")
         _ = Article.UploadAttachment(body: MultipartForm([]))
-    }
-
-    @Test func anEndpointGenericOverItsDecoderParsesTheJSONInTheParseStage() async throws {
-        let server = Server([.production: URL(string: "https://api.example.com")!])
-        let event = Article.EventByID(pathComponents: .init(id: "1"), responseDecoder: JSONDocumentDecoder())
-        #expect(event.deserializer is JSONDeserializer, "the call sees the concrete decoder")
-        let valid = APIClient(requestPerformer: StubPerformer.json(#"{"id": "1", "title": "Standup"}"#))
-        #expect(try await Server.withDefault(server) { try await valid.perform(event) }.title == "Standup")
-        let malformed = APIClient(requestPerformer: StubPerformer.json(#"{"id": "1","#))
-        let error = try await #require(throws: SluiceError.self) {
-            try await Server.withDefault(server) { try await malformed.perform(event) }
-        }
-        #expect(error.code == .parse, "the client runs the stages the conformance chose for every decoder")
     }
 
     @Test func apiDocumentationSnippetsBuild() async throws {
