@@ -19,28 +19,18 @@ import SluiceCore
 /// bounded so that a regression fails the test rather than hangs it; the bound is a guard, never a measure: a wait
 /// ends as soon as the signal fires.
 package final class Signal: Sendable {
-    /// One task or thread waiting for the signal's count to reach ``count``.
-    private struct Waiter {
+    /// A thread blocked until the signal's count reaches ``count``.
+    private struct Blocked {
         var count: Int
-        var wake: @Sendable (Result<Void, any Error>) -> Void
-    }
-
-    private struct State {
-        var fired = 0
-        var nextWaiter = 0
-        var waiters: [Int: Waiter] = [:]
-        /// Waits that gave up (timed out or were cancelled) before they began to wait, with what they end with.
-        var gaveUpEarly: [Int: any Error] = [:]
-
-        mutating func newWaiter() -> Int {
-            nextWaiter += 1
-            return nextWaiter
-        }
+        var semaphore: DispatchSemaphore
     }
 
     /// What is awaited, for the message of a wait that runs out.
     package let what: String
-    private let state = Locked(State())
+    /// How often the signal has fired; tasks wait on it.
+    private let fired = Gauge()
+    /// The threads blocked in ``block(count:timeout:)``, by number.
+    private let blocked = Locked((next: 0, threads: [Int: Blocked]()))
 
     /// Creates a signal that has not fired.
     ///
@@ -51,21 +41,23 @@ package final class Signal: Sendable {
     }
 
     /// How often the signal has fired.
-    package var count: Int { state.withLock { $0.fired } }
+    package var count: Int { fired.value }
 
     /// Says that the awaited thing has happened (once more), waking every wait whose count it reaches.
     package func fire() {
-        let woken = state.withLock { state in
-            state.fired += 1
-            let fired = state.fired
-            let due = state.waiters.filter { $0.value.count <= fired }
+        fired.add(1)
+        // After the count has changed: a thread that blocks from now on sees the new count, one blocked before is
+        // here.
+        let woken = blocked.withLock { blocked in
+            let count = fired.value
+            let due = blocked.threads.filter { $0.value.count <= count }
             for id in due.keys {
-                state.waiters.removeValue(forKey: id)
+                blocked.threads.removeValue(forKey: id)
             }
-            return due.values.map(\.wake)
+            return due.values.map(\.semaphore)
         }
-        for wake in woken {
-            wake(.success(()))
+        for semaphore in woken {
+            semaphore.signal()
         }
     }
 
@@ -77,31 +69,8 @@ package final class Signal: Sendable {
     /// - Throws: ``WaitTimeout`` naming what was awaited when the signal has not fired `count` times within
     ///   `timeout`, or `CancellationError` when the waiting task is cancelled.
     package func wait(count: Int = 1, timeout: Duration = .seconds(30)) async throws {
-        let id = state.withLock { $0.newWaiter() }
-        let giveUp = Task { [self] in
-            // Cancelled when the wait ended first: nothing to give up.
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            self.giveUp(id, with: timedOut(after: timeout, count: count))
-        }
-        defer { giveUp.cancel() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLock { state -> Result<Void, any Error>? in
-                    if let error = state.gaveUpEarly.removeValue(forKey: id) {
-                        return .failure(error)
-                    }
-                    if state.fired >= count {
-                        return .success(())
-                    }
-                    state.waiters[id] = Waiter(count: count) { continuation.resume(with: $0) }
-                    return nil
-                }
-                if let ready {
-                    continuation.resume(with: ready)
-                }
-            }
-        } onCancel: {
-            self.giveUp(id, with: CancellationError())
+        try await bounded(by: timeout, timedOut: timedOut(after: timeout, count: count)) { [fired] in
+            try await fired.wait(until: { $0 >= count })
         }
     }
 
@@ -115,17 +84,17 @@ package final class Signal: Sendable {
     ///   `timeout`.
     package func block(count: Int = 1, timeout: Duration = .seconds(30)) throws {
         let semaphore = DispatchSemaphore(value: 0)
-        let id = state.withLock { state -> Int? in
-            guard state.fired < count else { return nil }
-            let id = state.newWaiter()
-            state.waiters[id] = Waiter(count: count) { _ in semaphore.signal() }
-            return id
+        let id = blocked.withLock { blocked -> Int? in
+            guard fired.value < count else { return nil }
+            blocked.next += 1
+            blocked.threads[blocked.next] = Blocked(count: count, semaphore: semaphore)
+            return blocked.next
         }
         guard let id else { return }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         guard semaphore.wait(timeout: .now() + seconds) == .timedOut else { return }
-        // Fired between the timeout and taking the waiter back: the wait is over all the same.
-        guard state.withLock({ $0.waiters.removeValue(forKey: id) }) != nil else { return }
+        // Fired between the timeout and taking the thread back: the wait is over all the same.
+        guard blocked.withLock({ $0.threads.removeValue(forKey: id) }) != nil else { return }
         throw timedOut(after: timeout, count: count)
     }
 
@@ -133,21 +102,4 @@ package final class Signal: Sendable {
     private func timedOut(after timeout: Duration, count: Int) -> WaitTimeout {
         WaitTimeout(description: "waited \(timeout) for \(what): fired \(self.count) of \(count) times")
     }
-
-    /// Ends a wait with `error`, unless it has ended already; a wait that has not begun yet ends with it as it begins.
-    private func giveUp(_ id: Int, with error: any Error) {
-        let waiter = state.withLock { state -> Waiter? in
-            guard let waiter = state.waiters.removeValue(forKey: id) else {
-                state.gaveUpEarly[id] = error
-                return nil
-            }
-            return waiter
-        }
-        waiter?.wake(.failure(error))
-    }
-}
-
-/// What is thrown when what a test waits for does not happen in time.
-package struct WaitTimeout: Error, CustomStringConvertible {
-    package let description: String
 }

@@ -19,6 +19,10 @@ public final class DeduplicatingPerformer: RequestPerformer {
     /// The performer that sends the shared requests.
     public let base: any RequestPerformer
     private let inFlight = Locked<[Key: SharedCall]>([:])
+    /// The calls in `inFlight`, counted as they are added and removed, under its lock.
+    private let calls = Gauge()
+    /// The callers waiting for any of the calls, counted by the calls as callers begin and stop waiting.
+    private let waiting = Gauge()
 
     struct Key: Hashable {
         let method: String
@@ -34,7 +38,10 @@ public final class DeduplicatingPerformer: RequestPerformer {
     }
 
     /// The number of transport calls in flight.
-    public var callsInFlight: Int { inFlight.withLock { $0.count } }
+    public var callsInFlight: Int { calls.value }
+
+    /// The gauge that counts ``callsInFlight``, for a test to await a count rather than poll it.
+    package var callsInFlightGauge: Gauge { calls }
 
     /// Sends a request, or joins the identical one already in flight.
     ///
@@ -49,23 +56,27 @@ public final class DeduplicatingPerformer: RequestPerformer {
         let key = Key(method: method, url: request.url, headers: request.allHTTPHeaderFields ?? [:])
         // A caller joins under the lock of the calls in flight, so that no call is abandoned between finding it and
         // joining it.
-        let (call, caller, isNew) = inFlight.withLock { calls -> (SharedCall, Int, Bool) in
-            if let call = calls[key], let caller = call.join() {
+        let (call, caller, isNew) = inFlight.withLock { inFlight -> (SharedCall, Int, Bool) in
+            if let call = inFlight[key], let caller = call.join() {
                 return (call, caller, false)
             }
-            let call = SharedCall(context: RequestContext(request: request))
-            calls[key] = call
+            let call = SharedCall(context: RequestContext(request: request), waiting: waiting)
+            // In place of an abandoned call, which then finds itself replaced and leaves the count alone.
+            if inFlight.updateValue(call, forKey: key) == nil {
+                calls.add(1)
+            }
             return (call, SharedCall.firstCaller, true)
         }
         if isNew {
             let base = self.base
-            let inFlight = self.inFlight
+            let (inFlight, calls) = (self.inFlight, self.calls)
             call.start(
                 Task {
                     defer {
-                        inFlight.withLock { calls in
-                            if calls[key] === call {
-                                calls.removeValue(forKey: key)
+                        inFlight.withLock { inFlight in
+                            if inFlight[key] === call {
+                                inFlight.removeValue(forKey: key)
+                                calls.add(-1)
                             }
                         }
                     }
@@ -102,7 +113,10 @@ public final class DeduplicatingPerformer: RequestPerformer {
     }
 
     /// The number of callers waiting for the calls in flight.
-    public var callersWaiting: Int { inFlight.withLock { $0.values.reduce(0) { $0 + $1.waiting } } }
+    public var callersWaiting: Int { waiting.value }
+
+    /// The gauge that counts ``callersWaiting``, for a test to await a count rather than poll it.
+    package var callersWaitingGauge: Gauge { waiting }
 }
 
 /// One transport call and the callers waiting for it.
@@ -126,13 +140,14 @@ final class SharedCall: Sendable {
     }
 
     private let state = Locked(State())
+    /// The de-duplicating performer's count of waiting callers, which this call's `waiters` are part of; changed
+    /// with them, under the call's lock.
+    private let waiting: Gauge
 
-    init(context: RequestContext) {
+    init(context: RequestContext, waiting: Gauge) {
         self.context = context
+        self.waiting = waiting
     }
-
-    /// The number of callers waiting for the outcome.
-    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Copies the call's attempts and their failures into a caller's context, once the call has ended, so that the
     /// caller's error and finish event count the attempts made for it.
@@ -176,6 +191,7 @@ final class SharedCall: Sendable {
             let waiters = self.state.withLock { state in
                 state.outcome = outcome
                 defer { state.waiters = [:] }
+                self.waiting.add(-state.waiters.count)
                 return state.waiters.values
             }
             for waiter in waiters {
@@ -204,6 +220,7 @@ final class SharedCall: Sendable {
                         return outcome
                     }
                     state.waiters[id] = continuation
+                    waiting.add(1)
                     return nil
                 }
                 if let immediate {
@@ -218,6 +235,8 @@ final class SharedCall: Sendable {
                 let waiter = state.waiters.removeValue(forKey: id)
                 if waiter == nil {
                     state.cancelledEarly.insert(id)
+                } else {
+                    waiting.add(-1)
                 }
                 state.callers -= 1
                 guard state.callers == 0 else { return (waiter, nil) }

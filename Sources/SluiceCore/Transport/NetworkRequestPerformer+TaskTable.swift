@@ -37,6 +37,10 @@ extension NetworkRequestPerformer {
 
         private let state = Locked(State())
 
+        /// The tasks started and not completed: the entries of the table, counted as they are added and removed,
+        /// under the table's lock.
+        let inFlight = Gauge()
+
         /// One timer for the idle timeouts of every task, set for the earliest moment one could end.
         ///
         /// A request only notes its timeout; the timer is set again only when that timeout would end before the
@@ -72,6 +76,7 @@ extension NetworkRequestPerformer {
                     return true
                 }
                 state.entries[identifier] = Entry(continuation: continuation, limit: limit, upload: upload)
+                inFlight.add(1)
                 return false
             }
             if cancelled {
@@ -92,6 +97,7 @@ extension NetworkRequestPerformer {
                     return true
                 }
                 state.entries[identifier] = Entry(head: head, limit: bufferLimit, upload: upload)
+                inFlight.add(1)
                 return false
             }
             if cancelled {
@@ -99,9 +105,6 @@ extension NetworkRequestPerformer {
             }
             return !cancelled
         }
-
-        /// The number of tasks started and not completed.
-        var count: Int { state.withLock { $0.entries.count } }
 
         /// Notes a cancellation that may come before `start`, so that the continuation is never left waiting.
         func cancel(_ identifier: Int) {
@@ -387,18 +390,25 @@ extension NetworkRequestPerformer {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            guard let entry = state.withLock({ $0.entries.removeValue(forKey: task.taskIdentifier) }) else { return }
+            guard let entry = state.withLock({ remove(task.taskIdentifier, from: &$0) }) else { return }
             resume(entry, response: entry.response ?? task.response, error: error)
         }
 
         /// Completes a task of a session whose delegate is not this table, from its completion handler.
         func finish(_ identifier: Int, body: Data, response: URLResponse?, error: (any Error)?) {
-            guard var entry = state.withLock({ $0.entries.removeValue(forKey: identifier) }) else { return }
+            guard var entry = state.withLock({ remove(identifier, from: &$0) }) else { return }
             if body.count > entry.limit {
                 entry.failure = entry.failure ?? TaskTable.tooLarge(declared: Int64(body.count), limit: entry.limit)
             }
             entry.body = body
             resume(entry, response: response, error: error)
+        }
+
+        /// Takes a completed task's entry out of the table, under its lock, and counts it out of ``inFlight``.
+        private func remove(_ identifier: Int, from state: inout State) -> Entry? {
+            guard let entry = state.entries.removeValue(forKey: identifier) else { return nil }
+            inFlight.add(-1)
+            return entry
         }
 
         private func resume(_ entry: Entry, response: URLResponse?, error: (any Error)?) {

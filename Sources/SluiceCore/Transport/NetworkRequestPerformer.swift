@@ -85,7 +85,10 @@ public final class NetworkRequestPerformer: RequestPerformer {
 
     /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting
     /// continuation, so zero means none is left behind.
-    public var requestsInFlight: Int { tasks.count }
+    public var requestsInFlight: Int { tasks.inFlight.value }
+
+    /// The gauge that counts ``requestsInFlight``, for a test to await a count rather than poll it.
+    package var requestsInFlightGauge: Gauge { tasks.inFlight }
 
     deinit {
         if ownsSession {

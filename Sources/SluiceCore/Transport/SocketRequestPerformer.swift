@@ -144,7 +144,17 @@ public final class SocketRequestPerformer: RequestPerformer {
     }
 
     /// The connections open now, idle or carrying a request.
-    public var openConnections: Int { pool.openConnections }
+    public var openConnections: Int { pool.openConnections.value }
+
+    /// The gauge that counts ``openConnections``, for a test to await a count rather than poll it.
+    package var openConnectionsGauge: Gauge { pool.openConnections }
+
+    /// The requests in flight, for a test to await a count.
+    ///
+    /// They are the connections carrying one, from the moment it takes a connection (or starts to open one) until
+    /// its response has been read to the end, a streamed body's included, or it has failed. A request waiting for a
+    /// connection to be free is not counted.
+    package var requestsInFlightGauge: Gauge { pool.busyConnections }
 
     /// The kept-alive connections waiting for a request.
     public var idleConnections: Int { pool.idleConnections }

@@ -1,5 +1,5 @@
 public import Foundation
-import SluiceCore
+package import SluiceCore
 
 /// An HTTP/1.1 server on 127.0.0.1 for integration tests: register routes, point a client at it, check what arrived.
 ///
@@ -99,6 +99,11 @@ public final class LoopbackServer: Sendable {
     /// client reliably reads the whole response), so this count can lag a moment behind the client's view.
     public var openConnections: Int {
         state.openConnections
+    }
+
+    /// The gauge that counts ``openConnections``, for a test to await a count rather than poll it.
+    package var openConnectionsGauge: Gauge {
+        state.open
     }
 
     /// A URL on this server made of ``baseURL`` and a path with an optional query.

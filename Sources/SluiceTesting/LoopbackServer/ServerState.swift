@@ -1,11 +1,12 @@
 import Foundation
+import SluiceCore
 
 /// The mutable state a ``LoopbackServer`` shares with its accept and connection threads.
 ///
 /// `@unchecked Sendable` is sound here because every stored `var` is read and written only while `lock` is held
-/// (each method takes the lock for its whole body and never calls out while holding it), and `lock` itself is a
-/// `let`. Route handlers are returned to the caller and run after the lock is released, so a handler that calls back
-/// into the server cannot deadlock. Only the server and its threads ever see an instance: the server keeps it in a
+/// (each method takes the lock for its whole body and calls out while holding it only to the `open` gauge, whose own
+/// lock takes no other), and `lock` itself is a `let`. Route handlers are returned to the caller and run after the
+/// lock is released, so a handler that calls back into the server cannot deadlock. Only the server and its threads ever see an instance: the server keeps it in a
 /// `private` property.
 final class ServerState: @unchecked Sendable {
     /// Guards every `var` below.
@@ -30,8 +31,9 @@ final class ServerState: @unchecked Sendable {
     /// Connections accepted since the start.
     private var accepted = 0
 
-    /// Connections accepted and not closed yet.
-    private var open = 0
+    /// Connections accepted and not closed yet, changed under `lock` with ``accepted``; a gauge, so that a test can
+    /// await the count.
+    let open = Gauge()
 
     /// Whether ``beginStopping()`` has been called.
     private var stopping = false
@@ -93,14 +95,14 @@ final class ServerState: @unchecked Sendable {
             guard !stopping else {
                 return false
             }
-            open += 1
+            open.add(1)
             return true
         }
     }
 
     /// Counts a connection whose socket has been closed.
     func connectionClosed() {
-        locked { open -= 1 }
+        locked { open.add(-1) }
     }
 
     /// Connections accepted since the start.
@@ -110,7 +112,7 @@ final class ServerState: @unchecked Sendable {
 
     /// Connections accepted and not closed yet.
     var openConnections: Int {
-        locked { open }
+        open.value
     }
 
     /// Marks the server as stopping.

@@ -260,9 +260,9 @@ import Testing
         // Every URLSession task has completed, every continuation was resumed, every shared call has ended and the
         // server has seen every connection close. A wait that runs out is reported by the expectations below, which
         // name the count that did not reach zero.
-        try? await waitUntil("every task, call and connection ended") {
-            requestsInFlight(base) + deduplicated.callsInFlight + server.openConnections == 0
-        }
+        try? await requestsInFlightGauge(base).wait(for: "every transfer to end") { $0 == 0 }
+        try? await deduplicated.callsInFlightGauge.wait(for: "every shared call to end") { $0 == 0 }
+        try? await server.openConnectionsGauge.wait(for: "every connection to close") { $0 == 0 }
         #expect(requestsInFlight(base) == 0)
         #expect(deduplicated.callsInFlight == 0)
         #expect(server.openConnections == 0)

@@ -98,7 +98,7 @@ extension SoakTests {
             var chunks = response.body.makeAsyncIterator()
             received += try await chunks.next()?.count ?? 0
             // A reader that reads nothing more until the performer has ended the transfer it fell behind.
-            try await waitUntil("the transfer has ended") { performer.requestsInFlight == 0 }
+            try await performer.requestsInFlightGauge.wait(for: "the transfer to end") { $0 == 0 }
             while let chunk = try await chunks.next() {
                 received += chunk.count
             }

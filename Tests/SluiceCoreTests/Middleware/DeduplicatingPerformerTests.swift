@@ -39,7 +39,7 @@ private struct Feed: Request {
         let url = feedURL
         let tasks = (0..<count).map { _ in Task { try await client.perform(Feed(url: url)) } }
         await clock.waitForSleepers()
-        try await waitUntil("\(count) callers waiting") { performer.callersWaiting == count }
+        try await performer.callersWaitingGauge.wait(for: "\(count) callers waiting") { $0 == count }
         return tasks
     }
 
@@ -87,9 +87,8 @@ private struct Feed: Request {
         for task in tasks {
             await #expect(throws: SluiceError.self) { try await task.value }
         }
-        try await waitUntil("the shared call and its connection ended") {
-            server.openConnections == 0 && performer.callsInFlight == 0
-        }
+        try await performer.callsInFlightGauge.wait(for: "the shared call to end") { $0 == 0 }
+        try await server.openConnectionsGauge.wait(for: "its connection to close") { $0 == 0 }
         #expect(performer.callsInFlight == 0)
         #expect(server.openConnections == 0)
         // A new caller starts a new call rather than joining the cancelled one.
@@ -107,7 +106,7 @@ private struct Feed: Request {
             return try await performer.perform(request)
         }
         await #expect(throws: CancellationError.self) { try await caller.value }
-        try await waitUntil("the shared call ended", timeout: .seconds(10)) { performer.callsInFlight == 0 }
+        try await performer.callsInFlightGauge.wait(for: "the shared call to end", timeout: .seconds(10)) { $0 == 0 }
         #expect(performer.callsInFlight == 0)
         #expect(performer.callersWaiting == 0)
     }

@@ -154,7 +154,7 @@ private struct ContextProbe: RequestPerformer {
             Task { try await client.response(for: Counted(url: url, builds: Locked(0))) }
         }
         await clock.waitForSleepers()
-        try await waitUntil("both callers waiting") { deduplicated.callersWaiting == 2 }
+        try await deduplicated.callersWaitingGauge.wait(for: "both callers waiting") { $0 == 2 }
         clock.advance(by: .seconds(1))
         for caller in callers {
             #expect(try await caller.value.value == Data("shared".utf8))

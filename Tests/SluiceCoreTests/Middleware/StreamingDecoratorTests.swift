@@ -80,7 +80,9 @@ import Testing
         #expect(response.status == .ok)
         #expect(try await text(response.body) == "ready")
         // Fifteen seconds against the minute the 503's body would take, for a machine busy with other tests.
-        try await waitUntil("the 503's transfer has ended", timeout: .seconds(15)) { performer.requestsInFlight == 0 }
+        try await performer.requestsInFlightGauge.wait(for: "the 503's transfer to end", timeout: .seconds(15)) {
+            $0 == 0
+        }
         #expect(server.receivedRequests.count == 2)
     }
 

@@ -289,7 +289,7 @@ import Testing
             // On a machine so busy that both pieces arrive in one read, the extra bytes fail the first request.
             #expect(error.message.hasPrefix("the server sent 43 bytes after the end of the response"))
         }
-        try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
+        try await performer.openConnectionsGauge.wait(for: "the idle connection to close") { $0 == 0 }
         let next = try await performer.perform(URLRequest(url: server.url("/fresh")))
         #expect(String(decoding: next.body, as: UTF8.self) == "fresh")
     }
@@ -467,8 +467,8 @@ import Testing
         // Kept alive at first (unless the machine is so busy that the timeout has passed already).
         #expect(performer.openConnections <= 1)
         #expect(server.acceptedConnections == 1)
-        try await waitUntil("the idle connection closed") { performer.openConnections == 0 }
-        try await waitUntil("the server saw it close") { server.openConnections == 0 }
+        try await performer.openConnectionsGauge.wait(for: "the idle connection to close") { $0 == 0 }
+        try await server.openConnectionsGauge.wait(for: "the server to see it close") { $0 == 0 }
     }
 
     @Test func cancellingARequestFreesItsPlaceInThePool() async throws {

@@ -38,16 +38,24 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     }
 }
 
-/// The requests a performer is carrying: URLSession's tasks not yet ended, or Sluice's own connections not idle.
+/// The requests a performer is carrying: URLSession's tasks not yet ended, or Sluice's own connections carrying one.
 ///
 /// - Parameter performer: A performer made by ``TransportKind/makePerformer(maximumBodySize:streamBufferLimit:)``.
 /// - Returns: The count; 0 when nothing is left behind.
 func requestsInFlight(_ performer: any RequestPerformer) -> Int {
+    requestsInFlightGauge(performer).value
+}
+
+/// The gauge that counts ``requestsInFlight(_:)``, to await.
+///
+/// - Parameter performer: A performer made by ``TransportKind/makePerformer(maximumBodySize:streamBufferLimit:)``.
+/// - Returns: The performer's gauge; for any other performer, one that stays at 0.
+func requestsInFlightGauge(_ performer: any RequestPerformer) -> Gauge {
     if let performer = performer as? NetworkRequestPerformer {
-        return performer.requestsInFlight
+        return performer.requestsInFlightGauge
     }
     if let performer = performer as? SocketRequestPerformer {
-        return performer.openConnections - performer.idleConnections
+        return performer.requestsInFlightGauge
     }
-    return 0
+    return Gauge()
 }

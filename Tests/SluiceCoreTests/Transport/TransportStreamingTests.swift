@@ -41,7 +41,7 @@ import Testing
         }
         #expect(received == body)
         #expect(chunks > 1)
-        try await waitUntil("the task has ended") { requestsInFlight(performer) == 0 }
+        try await requestsInFlightGauge(performer).wait(for: "the transfer to end") { $0 == 0 }
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -90,7 +90,7 @@ import Testing
             var iterator = response.body.makeAsyncIterator()
             _ = try await iterator.next()
         }
-        try await waitUntil("the dropped body's task has ended") { requestsInFlight(performer) == 0 }
+        try await requestsInFlightGauge(performer).wait(for: "the dropped body's transfer to end") { $0 == 0 }
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -103,7 +103,7 @@ import Testing
         }
         reader.cancel()
         await #expect(throws: CancellationError.self) { try await reader.value }
-        try await waitUntil("the cancelled task has ended") { requestsInFlight(performer) == 0 }
+        try await requestsInFlightGauge(performer).wait(for: "the cancelled transfer to end") { $0 == 0 }
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -121,7 +121,7 @@ import Testing
         streaming.cancel()
         let error = await #expect(throws: (any Error).self) { try await streaming.value }
         #expect((error as? URLError)?.code == .cancelled || error is CancellationError)
-        try await waitUntil("the cancelled task has ended") { requestsInFlight(performer) == 0 }
+        try await requestsInFlightGauge(performer).wait(for: "the cancelled transfer to end") { $0 == 0 }
     }
 
     /// URLSession's on Linux alone; Sluice's own transport stops reading instead.
@@ -132,7 +132,7 @@ import Testing
         server.route("/big", response: LoopbackResponse(body: Self.pattern(4 << 20)))
         let performer = NetworkRequestPerformer(streamBufferLimit: 64 << 10)
         let response = try await performer.stream(URLRequest(url: server.url("/big")))
-        try await waitUntil("the transfer has ended") { requestsInFlight(performer) == 0 }
+        try await requestsInFlightGauge(performer).wait(for: "the transfer to end") { $0 == 0 }
         let error = await #expect(throws: SluiceError.self) { try await response.body.collect(upTo: 8 << 20) }
         #expect(
             error?.message

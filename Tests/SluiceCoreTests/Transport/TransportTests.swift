@@ -349,7 +349,7 @@ import Testing
         // Well short of the 60-second delay, with room for a machine busy with the rest of the suite.
         #expect(ended < .seconds(15), "the task ended \(ended) after cancel()")
         // The transport let go of its connection: the server, waiting out its delay, sees the client close.
-        try await waitUntil("the connection closed") { server.openConnections == 0 }
+        try await server.openConnectionsGauge.wait(for: "the connection to close") { $0 == 0 }
     }
 
     @Test(arguments: TransportKind.allCases)

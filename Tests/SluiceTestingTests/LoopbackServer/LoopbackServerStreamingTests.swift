@@ -71,7 +71,9 @@ struct LoopbackServerStreamingTests {
 
         client = nil
 
-        try await waitUntil("the server to notice the client left during the pause") { server.openConnections == 0 }
+        try await server.openConnectionsGauge.wait(for: "the server to notice the client left during the pause") {
+            $0 == 0
+        }
     }
 
     @Test func streamedBodyToHTTP10IsDelimitedByClosing() throws {
@@ -171,7 +173,7 @@ struct LoopbackServerStreamingTests {
 
         client = nil  // Closing with unread data resets the connection: the server's next write fails.
 
-        try await waitUntil("the server to let the connection go") { server.openConnections == 0 }
+        try await server.openConnectionsGauge.wait(for: "the server to let the connection go") { $0 == 0 }
         server.route("/check", response: .text("fine"))
         try expectServerStillAnswers(server)
     }

@@ -139,7 +139,7 @@ private enum APIDocs {
         async let first = client.perform(shared)
         async let second = client.perform(shared)
         // The gate opens once both callers wait for the one transport call, so that neither can start another.
-        try await waitUntil("both callers waiting for the shared call") { deduplicated.callersWaiting == 2 }
+        try await deduplicated.callersWaitingGauge.wait(for: "both callers waiting for the shared call") { $0 == 2 }
         #expect(metrics.snapshot.started == 3)
         gate.finish()
         #expect(try await [first, second] == [Data("shared".utf8), Data("shared".utf8)])

@@ -34,14 +34,17 @@ final class ConnectionPool: Sendable {
     private let settings: Settings
     private let state = Locked(State())
 
+    /// The connections open, idle or carrying a request, across origins: the origins' `open` counts added up,
+    /// changed with them under the pool's lock.
+    let openConnections = Gauge()
+
+    /// The connections carrying a request (or connecting for one), across origins: those open and not idle, changed
+    /// with the origins' counts under the pool's lock.
+    let busyConnections = Gauge()
+
     /// Creates an empty pool.
     init(settings: Settings) {
         self.settings = settings
-    }
-
-    /// The connections open (idle or carrying a request), for tests.
-    var openConnections: Int {
-        state.withLock { $0.origins.values.reduce(0) { $0 + $1.open } }
     }
 
     /// The idle connections, for tests.
@@ -69,6 +72,7 @@ final class ConnectionPool: Sendable {
                 var entry = state.origins[origin, default: OriginState()]
                 defer { state.origins[origin] = entry }
                 if let connection = entry.idle.popLast() {
+                    busyConnections.add(1)
                     if fresh {
                         // Its slot goes to the new connection; it is closed once the pool's lock is released, since
                         // a connection takes its own lock first and the pool's second.
@@ -79,6 +83,8 @@ final class ConnectionPool: Sendable {
                 }
                 if entry.open < limit {
                     entry.open += 1
+                    openConnections.add(1)
+                    busyConnections.add(1)
                     return .open
                 }
                 return .wait
@@ -124,6 +130,7 @@ final class ConnectionPool: Sendable {
                     return waiter
                 }
                 state.origins[origin, default: OriginState()].idle.append(connection)
+                busyConnections.add(-1)
                 return nil
             }
             if let waiter {
@@ -152,7 +159,7 @@ final class ConnectionPool: Sendable {
             return true
         }
         if removed {
-            freeSlot(connection.origin)
+            freeSlot(connection.origin, wasIdle: true)
         }
         return removed
     }
@@ -165,6 +172,7 @@ final class ConnectionPool: Sendable {
                 guard var entry = state.origins[origin] else { continue }
                 all += entry.idle
                 entry.open -= entry.idle.count
+                openConnections.add(-entry.idle.count)
                 entry.idle = []
                 state.origins[origin] = entry
             }
@@ -250,9 +258,18 @@ final class ConnectionPool: Sendable {
     }
 
     /// Counts a connection as closed and lets the first waiter open one in its place.
-    private func freeSlot(_ origin: Origin) {
+    ///
+    /// - Parameters:
+    ///   - origin: The connection's origin.
+    ///   - wasIdle: Whether the connection was idle, taken out of the pool to be closed, rather than carrying a
+    ///     request.
+    private func freeSlot(_ origin: Origin, wasIdle: Bool = false) {
         let waiter = state.withLock { state -> Waiter? in
             state.origins[origin]?.open -= 1
+            openConnections.add(-1)
+            if !wasIdle {
+                busyConnections.add(-1)
+            }
             guard let waiter = state.origins[origin]?.waiters.first else { return nil }
             state.origins[origin]?.waiters.removeFirst()
             return waiter
