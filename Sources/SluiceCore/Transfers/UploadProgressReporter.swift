@@ -10,4 +10,10 @@ enum UploadProgressReporter {
 
     /// The handler of the upload the current task performs, or `nil` when no one asked.
     @TaskLocal static var current: Report?
+
+    /// The handler the transports report the current request's body to: the request context's, or, for a client
+    /// of its own that runs its performer without a context, the one ``Client/upload(_:)`` bound.
+    static var forCurrentRequest: Report? {
+        RequestContext.current?.uploadProgress ?? current
+    }
 }

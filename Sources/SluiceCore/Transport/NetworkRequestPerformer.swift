@@ -205,7 +205,7 @@ extension NetworkRequestPerformer {
     /// Who wants to know how much of a request's body was sent, and the body's length when the request says: its
     /// data's, or its `Content-Length` for a stream (read before it is left out for FoundationNetworking).
     private static func uploadProgress(of request: URLRequest) -> UploadProgressReporter.Watch? {
-        guard let report = RequestContext.current?.uploadProgress else { return nil }
+        guard let report = UploadProgressReporter.forCurrentRequest else { return nil }
         let expected =
             request.httpBody.map { Int64($0.count) }
             ?? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }

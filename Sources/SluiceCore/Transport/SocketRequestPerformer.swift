@@ -226,7 +226,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     ) async throws -> Response {
         let head = try RequestHead(request, target: origin)
         let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
-        let reporter = RequestContext.current?.uploadProgress
+        let reporter = UploadProgressReporter.forCurrentRequest
         let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
         var fresh = false
         EventLoop.requestsInFlight.withLock { $0 += 1 }

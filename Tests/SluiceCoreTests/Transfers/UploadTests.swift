@@ -57,6 +57,29 @@ import Testing
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesTransferred <= $1.bytesTransferred })
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func aClientThatMakesNoContextStillHearsItsTransportReport(_ kind: TransportKind) async throws {
+        /// A client of its own that hands the built request straight to a performer, with no request context.
+        struct Direct: Client {
+            let performer: any RequestPerformer
+
+            func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
+                let response: HTTPResponse
+                do {
+                    response = try await performer.perform(request.build())
+                } catch {
+                    throw SluiceError(.transport, underlyingError: error)
+                }
+                return try request.responseObject(from: response.body)
+            }
+        }
+        let body = Data(repeating: 3, count: 256 << 10)
+        let client = Direct(performer: kind.makePerformer())
+        let (reports, receipt) = try await run(client.upload(PostData(url: server.url("/files"), body: body)))
+        #expect(receipt == Receipt(received: body.count))
+        #expect(reports.last == TransferProgress(bytesTransferred: Int64(body.count), expectedBytes: Int64(body.count)))
+    }
+
     @Test func reportsTheBytesOfAMultipartStreamFromDisk() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-upload-\(UUID().uuidString)")
         try Data(repeating: 1, count: 1 << 20).write(to: file)
