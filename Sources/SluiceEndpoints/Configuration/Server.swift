@@ -32,6 +32,11 @@ public final class Server: Sendable {
     /// ```swift
     /// Server.default.setBaseURL(URL(string: "https://api.example.com"), for: .production)
     /// ```
+    ///
+    /// Read it where it is used, as an endpoint that names no server does when it is built. A copy kept (passed to
+    /// a `Definition` in a `static let`, stored in a property) is the server of the task that first read it: within
+    /// a test's ``withDefault(_:operation:)``, that test's server, for the rest of the process. Leave a definition's
+    /// server `nil` to have its endpoint use the default.
     public static var `default`: Server { scopedDefault ?? shared }
 
     /// The default of tasks outside any ``withDefault(_:operation:)``.
