@@ -19,12 +19,7 @@ extension DataDecoder {
         message: "not called by the pipeline: an endpoint's deserialize stage is its `deserializer`"
     )
     public var bodyDeserializer: any Deserializer {
-        // A cast rather than an overload on JSONDocumentDecoder, so that generic code reaches the same deserializer
-        // as when this was a requirement that the decoder's conformance implemented.
-        if let decoder = self as? JSONDocumentDecoder {
-            return decoder.responseDeserializer
-        }
-        return DataDeserializer()
+        stageDeserializer
     }
 
     /// Decodes a value from what ``DataDecoder/bodyDeserializer`` produced, as the parse stage did when
@@ -44,9 +39,6 @@ extension DataDecoder {
         message: "not called by the pipeline: decode bytes with decode(_:from:); an endpoint decodes in `parse(_:)`"
     )
     public func decode<T: Decodable>(_ type: T.Type, fromDeserialized object: Any) throws -> T {
-        if let decoder = self as? JSONDocumentDecoder {
-            return try decoder.decode(type, fromStageObject: object)
-        }
-        return try decode(type, from: DataParser.parse(object))
+        try decode(type, fromStage: object)
     }
 }

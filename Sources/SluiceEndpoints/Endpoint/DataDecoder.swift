@@ -34,3 +34,20 @@ public protocol DataDecoder {
 extension JSONDecoder: DataDecoder {}
 
 extension PropertyListDecoder: DataDecoder {}
+
+extension DataDecoder {
+    /// The deserialize stage for this decoder: for a `JSONDocumentDecoder`, its JSON parser with its limits, reading
+    /// an empty body as `null`; for any other decoder, a `DataDeserializer`, which hands the bytes on.
+    var stageDeserializer: any Deserializer {
+        (self as? JSONDocumentDecoder)?.responseDeserializer ?? DataDeserializer()
+    }
+
+    /// Decodes a value from what ``stageDeserializer`` produced: the document a `JSONDocumentDecoder` parsed, or the
+    /// bytes another decoder decodes in one go.
+    func decode<T: Decodable>(_ type: T.Type, fromStage object: Any) throws -> T {
+        if let decoder = self as? JSONDocumentDecoder {
+            return try decoder.decode(type, fromStageObject: object)
+        }
+        return try decode(type, from: DataParser.parse(object))
+    }
+}

@@ -40,7 +40,7 @@ extension Endpoint {
     /// reading an empty body as `null`; for any other decoder, a `DataDeserializer`, which hands the bytes on for the
     /// decoder to decode them in the parse stage in one go.
     public var deserializer: (any Deserializer)? {
-        (responseDecoder as? JSONDocumentDecoder)?.responseDeserializer ?? DataDeserializer()
+        responseDecoder.stageDeserializer
     }
 
     /// Decodes ``ErrorResponse`` with ``errorDecoder``; `nil` when the endpoint declares no error response.
@@ -69,10 +69,7 @@ extension Endpoint where Response: Decodable {
         if let bytes = object as? Response {
             return bytes
         }
-        if let decoder = responseDecoder as? JSONDocumentDecoder {
-            return try decoder.decode(Response.self, fromStageObject: object)
-        }
-        return try responseDecoder.decode(Response.self, from: DataParser.parse(object))
+        return try responseDecoder.decode(Response.self, fromStage: object)
     }
 }
 
