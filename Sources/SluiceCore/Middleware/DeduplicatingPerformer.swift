@@ -191,7 +191,9 @@ final class SharedCall: Sendable {
             let waiters = self.state.withLock { state in
                 state.outcome = outcome
                 defer { state.waiters = [:] }
-                self.waiting.add(-state.waiters.count)
+                if !state.waiters.isEmpty {
+                    self.waiting.add(-state.waiters.count)
+                }
                 return state.waiters.values
             }
             for waiter in waiters {

@@ -74,10 +74,10 @@ extension RequestContext {
     /// A streamed request has its outcome when its body ends, not when its head arrives, so the finish event is sent
     /// then, once: when the body has been read to its end; when it fails, with the error; or when its reader is
     /// cancelled or leaves it before its end (its iterator released, as when a loop is left early, even while the
-    /// response is still held; or the body released unread), as a cancelled request. The event's response is the head with an empty body (the
-    /// body was handed out, not kept, so no observer reads it); its metrics count the body's bytes received in
-    /// ``PipelineMetrics/responseBodyBytes`` and the time from the call to the body's end in
-    /// ``PipelineMetrics/transport``. A call that throws before the head sends the event at once, with the error.
+    /// response is still held; or the body released unread), as a cancelled request. The event's response is the
+    /// head with an empty body (the body was handed out, not kept, so no observer reads it); its metrics count the
+    /// body's bytes received in ``PipelineMetrics/responseBodyBytes`` and the time from the call to the body's end
+    /// in ``PipelineMetrics/transport``. A call that throws before the head sends the event at once, with the error.
     ///
     /// ``withContext(forStreaming:_:)`` runs a streaming call with no context around this way.
     ///

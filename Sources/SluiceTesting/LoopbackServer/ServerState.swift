@@ -6,8 +6,8 @@ import SluiceCore
 /// `@unchecked Sendable` is sound here because every stored `var` is read and written only while `lock` is held
 /// (each method takes the lock for its whole body and calls out while holding it only to the `open` gauge, whose own
 /// lock takes no other), and `lock` itself is a `let`. Route handlers are returned to the caller and run after the
-/// lock is released, so a handler that calls back into the server cannot deadlock. Only the server and its threads ever see an instance: the server keeps it in a
-/// `private` property.
+/// lock is released, so a handler that calls back into the server cannot deadlock. Only the server and its threads
+/// ever see an instance: the server keeps it in a `private` property.
 final class ServerState: @unchecked Sendable {
     /// Guards every `var` below.
     private let lock = NSLock()

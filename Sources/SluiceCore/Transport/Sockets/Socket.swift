@@ -171,13 +171,10 @@ package struct Socket: Sendable, Hashable {
             if count == 0 {
                 return .closed
             }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                return .nothing
-            default:
-                return .closed
+            switch SocketIOResult(failedWith: errno) {
+            case nil: continue
+            case .wouldBlock?: return .nothing
+            default: return .closed
             }
         }
     }
