@@ -29,11 +29,11 @@ package enum HeaderValidation {
         endpoint: String,
         field: String
     ) throws(EndpointBuildError) {
-        if let bad = value.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+        if let bad = value.unicodeScalars.first(where: isForbiddenInValue) {
             throw EndpointBuildError(
                 endpoint: endpoint,
                 field: field,
-                reason: "\(subject) contains the control character \(codePoint(bad)), which would break the header"
+                reason: "\(subject) contains \(describe(bad)), which would break the header"
             )
         }
     }
@@ -44,7 +44,27 @@ package enum HeaderValidation {
         Header(name).isValidToken ? "headers.\(name)" : "headers[\(String(reflecting: name))]"
     }
 
-    private static func codePoint(_ scalar: Unicode.Scalar) -> String {
+    /// Whether a character may not go into a header line: a control character other than the tab (the C0 and C1
+    /// sets and DEL, so CR, LF, NUL and the next-line character among them), or a Unicode line or paragraph separator.
+    ///
+    /// RFC 9110, section 5.5, allows visible characters, spaces, tabs and bytes above 0x7F in a field value, and calls
+    /// CR, LF and NUL dangerous; the other control characters are refused with them, since no caller means them and a
+    /// terminal or a log that shows the value may act on them.
+    package static func isForbiddenInValue(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09: false
+        case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+
+    /// A character ``isForbiddenInValue(_:)`` refuses, as an error names it: `the control character U+000A`.
+    package static func describe(_ scalar: Unicode.Scalar) -> String {
+        scalar.value >= 0x2028 ? "the separator \(codePoint(scalar))" : "the control character \(codePoint(scalar))"
+    }
+
+    /// The character as an error names it: `U+000A`.
+    package static func codePoint(_ scalar: Unicode.Scalar) -> String {
         "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
     }
 }

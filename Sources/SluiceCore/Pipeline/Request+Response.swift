@@ -1,9 +1,12 @@
 extension Request {
-    /// The build stage as a client runs it: the request's ``build()``, with a failure wrapped as
+    /// The build stage as a client runs it: the request's ``build()``, then the checks every request passes before
+    /// a performer sees it (`URLRequest.validateForSending(as:)`), with a failure wrapped as
     /// ``SluiceError/Code/build``.
     package func buildStage() throws(SluiceError) -> URLRequest {
         do {
-            return try build()
+            let request = try build()
+            try request.validateForSending(as: String(describing: Self.self))
+            return request
         } catch let error as SluiceError {
             throw error
         } catch {

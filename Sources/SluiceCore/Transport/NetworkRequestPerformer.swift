@@ -103,7 +103,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let (request, timeout, upload) = prepare(request)
+        let (request, timeout, upload) = try prepare(request)
         let tasks = self.tasks
         let task: URLSessionDataTask
         if ownsSession {
@@ -124,14 +124,19 @@ public final class NetworkRequestPerformer: RequestPerformer {
         }
     }
 
-    /// A request as URLSession is handed it (framed, and timed by the performer), with the idle timeout the
+    /// A request as URLSession is handed it (checked, framed, and timed by the performer), with the idle timeout the
     /// performer enforces and who wants its upload progress; the cookies URLSession will add are noted.
+    ///
+    /// The check is the client's (`URLRequest.validateForSending(as:)`), made again for a caller that calls the
+    /// performer directly: FoundationNetworking drops a header value holding CR, LF or NUL set one way and sends it
+    /// set another, and passes a method or a header name to libcurl as given.
     ///
     /// The idle timeout is the request's own, or the session's when it is left at `URLRequest`'s default, which is
     /// how URLSession reads a request that does not set one.
     private func prepare(
         _ request: URLRequest
-    ) -> (request: URLRequest, timeout: TimeInterval, upload: UploadProgressReporter.Watch?) {
+    ) throws(SluiceError) -> (request: URLRequest, timeout: TimeInterval, upload: UploadProgressReporter.Watch?) {
+        try request.validateForTransport()
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
         let timeout =
             request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
@@ -193,7 +198,7 @@ extension NetworkRequestPerformer {
         guard ownsSession else {
             return StreamedHTTPResponse(try await perform(request))
         }
-        let (request, timeout, upload) = prepare(request)
+        let (request, timeout, upload) = try prepare(request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)
         let limit = streamBufferLimit

@@ -21,14 +21,16 @@ struct RequestHead {
     ///
     /// The `Host` field is the URL's authority (`localhost` for a Unix socket) unless the request sets one. A body
     /// of data is sent with its `Content-Length`; a stream with the `Content-Length` the request gives, or chunked
-    /// when it gives none, and never both: a `Transfer-Encoding` the request sets is left out. No
+    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). No
     /// `Accept-Encoding` is added: the transport does not decode compressed bodies.
     ///
     /// - Parameters:
     ///   - request: The request.
     ///   - target: Where it goes.
-    /// - Throws: ``SluiceError`` when a header field holds a line break, which would split the head.
+    /// - Throws: ``SluiceError`` when the request breaks a rule of `URLRequest.validateForSending(as:)`: the client
+    ///   checked it, but a performer can be called directly, and nothing the caller could not have meant goes out.
     init(_ request: URLRequest, target: Origin) throws(SluiceError) {
+        try request.validateForTransport()
         let method = request.httpMethod ?? "GET"
         self.method = method
         var fields = request.allHTTPHeaderFields ?? [:]
@@ -39,7 +41,6 @@ struct RequestHead {
             }
             names.remove(name.lowercased())
         }
-        remove("Transfer-Encoding")
         remove("Connection")
         if let data = request.httpBody {
             remove("Content-Length")
@@ -68,12 +69,6 @@ struct RequestHead {
             head += "User-Agent: Sluice\r\n"
         }
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-            guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else {
-                throw SluiceError(
-                    .transport,
-                    message: "the header field \(name) holds a line break, which would split the request head"
-                )
-            }
             head += name + ": " + value + "\r\n"
         }
         head += "\r\n"

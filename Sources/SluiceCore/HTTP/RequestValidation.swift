@@ -1,0 +1,102 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLRequest {
+    /// Checks that the request can go on the wire as its caller meant it, whatever transport sends it.
+    ///
+    /// The client runs this on every request it builds, before any performer sees it, and Sluice's own transport runs
+    /// it again on what it is handed, since a performer can be called directly. The rules, from RFC 9110 and 9112:
+    ///
+    /// - the request has a URL; its host, path and query hold no space and no control character (a `URL` keeps
+    ///   them percent-encoded, so only a URL built around that check can hold one);
+    /// - the method is a token (RFC 9110, section 9.1): no space, CR or LF that would rewrite the request line;
+    /// - each header name is a token, and each value holds no control character but a tab (CR, LF and NUL among
+    ///   them) and no Unicode line separator: nothing the caller sets can start another field or request;
+    /// - `Transfer-Encoding` is the transport's to set, from the body it is given: a request that sets it fails;
+    /// - a `Content-Length` the request sets is decimal digits, and equals the body's size when the body is data, or
+    ///   is `0` when there is no body; a stream's length is checked by the transport as it sends.
+    ///
+    /// - Parameter name: What built the request, as the error names it: the request type, or `URLRequest`.
+    /// - Throws: ``EndpointBuildError`` naming the field and the character or value that broke a rule.
+    package func validateForSending(as name: String) throws(EndpointBuildError) {
+        guard let url else {
+            throw EndpointBuildError(endpoint: name, field: "url", reason: "the request has no URL")
+        }
+        try Self.checkURLPart(url.host(percentEncoded: true), "host", of: name)
+        try Self.checkURLPart(url.path(percentEncoded: true), "path", of: name)
+        try Self.checkURLPart(url.query(percentEncoded: true), "query", of: name)
+        if let method = httpMethod, !HTTPToken.isToken(method.utf8) {
+            let bad = method.unicodeScalars.first { !$0.isASCII || !HTTPToken.isCharacter(UInt8($0.value)) }
+            throw EndpointBuildError(
+                endpoint: name,
+                field: "method",
+                reason: bad.map { "the method holds \(HeaderValidation.codePoint($0)), which a method cannot" }
+                    ?? "the method is empty"
+            )
+        }
+        guard let fields = allHTTPHeaderFields else { return }
+        for (field, value) in fields {
+            try HeaderValidation.check(name: field, value: value, endpoint: name)
+            switch Header(field) {
+            case .transferEncoding:
+                throw EndpointBuildError(
+                    endpoint: name,
+                    field: HeaderValidation.field(naming: field),
+                    reason: "the transport frames the body and sets Transfer-Encoding itself; leave it out"
+                )
+            case .contentLength:
+                try checkContentLength(value, field: field, of: name)
+            default:
+                break
+            }
+        }
+    }
+
+    /// The same checks as a performer makes them on the request it is handed, which may not have come from a client.
+    ///
+    /// - Throws: ``SluiceError`` with code ``SluiceError/Code/transport`` and the ``EndpointBuildError`` as its
+    ///   underlying error: nothing was sent.
+    package func validateForTransport() throws(SluiceError) {
+        do {
+            try validateForSending(as: "URLRequest")
+        } catch {
+            throw SluiceError(.transport, message: "cannot send the request: \(error)", underlyingError: error)
+        }
+    }
+
+    /// Checks a `Content-Length` the request sets against its body.
+    private func checkContentLength(_ value: String, field: String, of name: String) throws(EndpointBuildError) {
+        let digits = !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        let length = digits ? Int64(value) : nil
+        let reason: String
+        if length == nil {
+            reason = "the value \"\(value)\" is not a length in decimal digits"
+        } else if let httpBody, Int64(httpBody.count) != length {
+            reason = "the value \(value) does not match the body's \(httpBody.count) bytes"
+        } else if httpBody == nil, httpBodyStream == nil, length != 0 {
+            reason = "the value \(value) declares a body, but the request has none"
+        } else {
+            return
+        }
+        throw EndpointBuildError(endpoint: name, field: HeaderValidation.field(naming: field), reason: reason)
+    }
+
+    /// Checks that a part of the URL holds no space and no control character.
+    ///
+    /// A `URL` keeps them percent-encoded, so this holds for a URL that Foundation did not make.
+    package static func checkURLPart(_ part: String?, _ field: String, of name: String) throws(EndpointBuildError) {
+        let refused: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || HeaderValidation.isForbiddenInValue($0) }
+        guard let part, let bad = part.unicodeScalars.first(where: refused) else { return }
+        let character = bad == "\t" ? "the control character U+0009" : HeaderValidation.describe(bad)
+        throw EndpointBuildError(
+            endpoint: name,
+            field: "url.\(field)",
+            reason: bad == " "
+                ? "the \(field) holds a raw space, which would end the request target"
+                : "the \(field) holds \(character), which would break the request line"
+        )
+    }
+}
