@@ -3,16 +3,20 @@ package enum HeaderValidation {
     /// Checks that a name is a token and that a value holds no control character but a tab.
     ///
     /// - Throws: ``EndpointBuildError`` naming the endpoint and the header.
-    package static func check(name: String, value: String, endpoint: String) throws(EndpointBuildError) {
-        guard Header(name).isValidToken else {
+    package static func check(
+        name: String,
+        value: String,
+        endpoint: @autoclosure () -> String
+    ) throws(EndpointBuildError) {
+        guard HTTPToken.isToken(name.utf8) else {
             let bad = name.unicodeScalars.first { !$0.isASCII || !HTTPToken.isCharacter(UInt8($0.value)) }
             throw EndpointBuildError(
-                endpoint: endpoint,
+                endpoint: endpoint(),
                 field: field(naming: name),
                 reason: bad.map { "the name holds \(codePoint($0)), which a header name cannot" } ?? "the name is empty"
             )
         }
-        try checkValue(value, of: "the value", endpoint: endpoint, field: field(naming: name))
+        try checkValue(value, of: "the value", endpoint: endpoint(), field: field(naming: name))
     }
 
     /// Checks that a value going into a header line holds no control character but a tab.
@@ -26,13 +30,13 @@ package enum HeaderValidation {
     package static func checkValue(
         _ value: String,
         of subject: String,
-        endpoint: String,
-        field: String
+        endpoint: @autoclosure () -> String,
+        field: @autoclosure () -> String
     ) throws(EndpointBuildError) {
         if let bad = value.unicodeScalars.first(where: isForbiddenInValue) {
             throw EndpointBuildError(
-                endpoint: endpoint,
-                field: field,
+                endpoint: endpoint(),
+                field: field(),
                 reason: "\(subject) contains \(describe(bad)), which would break the header"
             )
         }
@@ -41,7 +45,7 @@ package enum HeaderValidation {
     /// The field of an error about a header: `headers.X-Trace`, or `headers["X Bad"]` with the name quoted when it
     /// is not a token, since it may hold spaces, dots, control characters or nothing at all.
     package static func field(naming name: String) -> String {
-        Header(name).isValidToken ? "headers.\(name)" : "headers[\(String(reflecting: name))]"
+        HTTPToken.isToken(name.utf8) ? "headers.\(name)" : "headers[\(String(reflecting: name))]"
     }
 
     /// Whether a character may not go into a header line: a control character other than the tab (the C0 and C1

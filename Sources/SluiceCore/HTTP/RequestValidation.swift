@@ -21,17 +21,20 @@ extension URLRequest {
     ///
     /// - Parameter name: What built the request, as the error names it: the request type, or `URLRequest`.
     /// - Throws: ``EndpointBuildError`` naming the field and the character or value that broke a rule.
-    package func validateForSending(as name: String) throws(EndpointBuildError) {
+    package func validateForSending(as name: @autoclosure () -> String) throws(EndpointBuildError) {
         guard let url else {
-            throw EndpointBuildError(endpoint: name, field: "url", reason: "the request has no URL")
+            throw EndpointBuildError(endpoint: name(), field: "url", reason: "the request has no URL")
         }
-        try Self.checkURLPart(url.host(percentEncoded: true), "host", of: name)
-        try Self.checkURLPart(url.path(percentEncoded: true), "path", of: name)
-        try Self.checkURLPart(url.query(percentEncoded: true), "query", of: name)
+        // The whole URL first, which a `URL` holds as it is: the parts are read only to name the one at fault.
+        if url.absoluteString.unicodeScalars.contains(where: Self.isRefusedInURL) {
+            try Self.checkURLPart(url.host(percentEncoded: true), "host", of: name())
+            try Self.checkURLPart(url.path(percentEncoded: true), "path", of: name())
+            try Self.checkURLPart(url.query(percentEncoded: true), "query", of: name())
+        }
         if let method = httpMethod, !HTTPToken.isToken(method.utf8) {
             let bad = method.unicodeScalars.first { !$0.isASCII || !HTTPToken.isCharacter(UInt8($0.value)) }
             throw EndpointBuildError(
-                endpoint: name,
+                endpoint: name(),
                 field: "method",
                 reason: bad.map { "the method holds \(HeaderValidation.codePoint($0)), which a method cannot" }
                     ?? "the method is empty"
@@ -39,20 +42,28 @@ extension URLRequest {
         }
         guard let fields = allHTTPHeaderFields else { return }
         for (field, value) in fields {
-            try HeaderValidation.check(name: field, value: value, endpoint: name)
-            switch Header(field) {
-            case .transferEncoding:
+            try HeaderValidation.check(name: field, value: value, endpoint: name())
+            if Self.isNamed(field, "transfer-encoding") {
                 throw EndpointBuildError(
-                    endpoint: name,
+                    endpoint: name(),
                     field: HeaderValidation.field(naming: field),
                     reason: "the transport frames the body and sets Transfer-Encoding itself; leave it out"
                 )
-            case .contentLength:
-                try checkContentLength(value, field: field, of: name)
-            default:
-                break
+            }
+            if Self.isNamed(field, "content-length") {
+                try checkContentLength(value, field: field, of: name())
             }
         }
+    }
+
+    /// Whether a field name, a token, is `lowercased` in any case; without making a lowercased copy, since every
+    /// request's every field is asked.
+    private static func isNamed(_ field: String, _ lowercased: StaticString) -> Bool {
+        let name = UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
+        guard field.utf8.count == name.count else { return false }
+        // Setting bit 5 lowercases an ASCII letter and leaves the other characters of a token name unchanged, or
+        // changes them to a character `lowercased` does not hold.
+        return zip(field.utf8, name).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// The same checks as a performer makes them on the request it is handed, which may not have come from a client.
@@ -84,12 +95,16 @@ extension URLRequest {
         throw EndpointBuildError(endpoint: name, field: HeaderValidation.field(naming: field), reason: reason)
     }
 
+    /// Whether a character may not appear unencoded in a URL sent: a space, a tab, or a character no header holds.
+    private static func isRefusedInURL(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || HeaderValidation.isForbiddenInValue(scalar)
+    }
+
     /// Checks that a part of the URL holds no space and no control character.
     ///
     /// A `URL` keeps them percent-encoded, so this holds for a URL that Foundation did not make.
     package static func checkURLPart(_ part: String?, _ field: String, of name: String) throws(EndpointBuildError) {
-        let refused: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || HeaderValidation.isForbiddenInValue($0) }
-        guard let part, let bad = part.unicodeScalars.first(where: refused) else { return }
+        guard let part, let bad = part.unicodeScalars.first(where: isRefusedInURL) else { return }
         let character = bad == "\t" ? "the control character U+0009" : HeaderValidation.describe(bad)
         throw EndpointBuildError(
             endpoint: name,

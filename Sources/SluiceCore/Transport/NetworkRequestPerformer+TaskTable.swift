@@ -49,7 +49,11 @@ extension NetworkRequestPerformer {
         /// and nothing is made or cancelled per request.
         private let idleTimer: any DispatchSourceTimer
 
-        override init() {
+        /// Whether a redirect from `https` to `http` is followed; see ``RedirectRule``.
+        private let followsRedirectsFromHTTPSToHTTP: Bool
+
+        init(followsRedirectsFromHTTPSToHTTP: Bool) {
+            self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
             idleTimer = DispatchSource.makeTimerSource(
                 queue: DispatchQueue(label: "Sluice.NetworkRequestPerformer.timeouts")
             )
@@ -172,6 +176,11 @@ extension NetworkRequestPerformer {
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
             let identifier = dataTask.taskIdentifier
+            // A redirect refused by the rule: the task ends with the rule's error, not with the redirect response.
+            guard state.withLock({ $0.entries[identifier]?.failure == nil }) else {
+                completionHandler(.cancel)
+                return
+            }
             let streamed = state.withLock {
                 state -> (CheckedContinuation<StreamedHTTPResponse, any Error>, HTTPBody)? in
                 guard var entry = state.entries[identifier], let head = entry.head else { return nil }
@@ -312,9 +321,12 @@ extension NetworkRequestPerformer {
             }
         }
 
-        /// Follows a redirect, without the credentials when it leaves the origin (scheme, host and port) that they
-        /// were sent to, and with the stored cookies for its URL, those the redirect response set included, as
-        /// URLSession sends them without a delegate.
+        /// Follows a redirect that ``RedirectRule`` allows, without the credentials when it leaves the origin
+        /// (scheme, host and port) that they were sent to, and with the stored cookies for its URL, those the
+        /// redirect response set included, as URLSession sends them without a delegate.
+        ///
+        /// A redirect the rule refuses is not followed, and the task fails with the rule's error once URLSession has
+        /// delivered the redirect response in its place.
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
@@ -322,6 +334,23 @@ extension NetworkRequestPerformer {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
+            // The target as the Location names it: FoundationNetworking resolves some itself to another URL (a
+            // `file:///etc/passwd` to a path on the same server), which would hide what the server asked for.
+            let location = response.value(forHTTPHeaderField: "Location")
+            let named = location.flatMap { URL(string: $0, relativeTo: response.url)?.absoluteURL }
+            if let target = named ?? request.url,
+                let reason = RedirectRule.refusal(
+                    from: response.url,
+                    location: location,
+                    to: target,
+                    allowingDowngrade: followsRedirectsFromHTTPSToHTTP
+                )
+            {
+                let identifier = task.taskIdentifier
+                state.withLock { $0.entries[identifier]?.failure = RedirectRule.refused(to: target, because: reason) }
+                completionHandler(nil)
+                return
+            }
             var redirected = request.droppingCredentials(leaving: response.url)
             let configuration = session.configuration
             if let storage = configuration.httpCookieStorage, configuration.httpShouldSetCookies,

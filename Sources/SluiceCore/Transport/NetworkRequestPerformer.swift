@@ -48,14 +48,17 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
     ///   - streamBufferLimit: The most bytes of a streamed body held for a reader that is behind; 64 MiB by default,
     ///     as for a whole body.
+    ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed; not by default,
+    ///     since it would send the request in clear text.
     public init(
         configuration: URLSessionConfiguration = .ephemeral,
         maximumBodySize: Int = 64 << 20,
-        streamBufferLimit: Int = 64 << 20
+        streamBufferLimit: Int = 64 << 20,
+        followsRedirectsFromHTTPSToHTTP: Bool = false
     ) {
         self.maximumBodySize = maximumBodySize
         self.streamBufferLimit = streamBufferLimit
-        let tasks = TaskTable()
+        let tasks = TaskTable(followsRedirectsFromHTTPSToHTTP: followsRedirectsFromHTTPSToHTTP)
         self.tasks = tasks
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
         self.ownsSession = true
@@ -75,7 +78,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     public init(session: URLSession, maximumBodySize: Int = 64 << 20) {
         self.maximumBodySize = maximumBodySize
         self.streamBufferLimit = maximumBodySize
-        self.tasks = TaskTable()
+        self.tasks = TaskTable(followsRedirectsFromHTTPSToHTTP: false)
         self.session = session
         self.ownsSession = false
         let configuration = session.configuration

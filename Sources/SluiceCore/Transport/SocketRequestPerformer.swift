@@ -67,6 +67,11 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var streamReadAhead: Int
         /// The most redirects followed for one request; 16 by default, 0 to hand redirects back.
         public var maximumRedirects: Int
+        /// Whether a redirect from `https` to `http` is followed; not by default.
+        ///
+        /// Such a redirect would send the request in clear text. The other rules of the redirects followed hold
+        /// whatever this says (see <doc:ProductionBehaviour>).
+        public var followsRedirectsFromHTTPSToHTTP: Bool
         /// The socket every `http://` request goes to instead of its host, if set.
         public var unixSocketPath: String?
         /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
@@ -86,6 +91,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - maximumBodySize: The largest buffered body, in bytes.
         ///   - streamReadAhead: The most bytes of a streamed body read ahead of its reader.
         ///   - maximumRedirects: The most redirects followed for one request.
+        ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed.
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
         ///   - fallback: What sends `https://` and other schemes.
         public init(
@@ -98,6 +104,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             maximumBodySize: Int = 64 << 20,
             streamReadAhead: Int = 256 << 10,
             maximumRedirects: Int = 16,
+            followsRedirectsFromHTTPSToHTTP: Bool = false,
             unixSocketPath: String? = nil,
             fallback: any RequestPerformer = NetworkRequestPerformer()
         ) {
@@ -110,6 +117,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.maximumBodySize = maximumBodySize
             self.streamReadAhead = max(1, streamReadAhead)
             self.maximumRedirects = max(0, maximumRedirects)
+            self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
             self.unixSocketPath = unixSocketPath
             self.fallback = fallback
         }
@@ -209,7 +217,7 @@ public final class SocketRequestPerformer: RequestPerformer {
                 return try await fallback(current)
             }
             let response = try await exchange(current, origin: origin, attach: attach)
-            guard let next = redirect(current, status: response.status.code, headers: response.headers) else {
+            guard let next = try redirect(current, status: response.status.code, headers: response.headers) else {
                 return response
             }
             current = next
@@ -259,11 +267,23 @@ public final class SocketRequestPerformer: RequestPerformer {
     }
 
     /// The request a redirect asks for, or `nil` when the response is not one to follow.
-    private func redirect(_ request: URLRequest, status: Int, headers: HTTPHeaders) -> URLRequest? {
+    ///
+    /// - Throws: ``SluiceError`` when ``RedirectRule`` refuses the redirect; nothing is sent to its target, and the
+    ///   fallback never sees it.
+    private func redirect(_ request: URLRequest, status: Int, headers: HTTPHeaders) throws(SluiceError) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(status), configuration.maximumRedirects > 0,
             let location = headers[.location], let from = request.url,
             let target = URL(string: location, relativeTo: from)?.absoluteURL
         else { return nil }
+        let allowingDowngrade = configuration.followsRedirectsFromHTTPSToHTTP
+        if let reason = RedirectRule.refusal(
+            from: from,
+            location: location,
+            to: target,
+            allowingDowngrade: allowingDowngrade
+        ) {
+            throw RedirectRule.refused(to: target, because: reason)
+        }
         var next = request
         next.url = target
         let method = request.httpMethod ?? "GET"

@@ -170,4 +170,32 @@ private enum APIDocs {
         }
         #expect(slow.isEmpty)
     }
+
+    /// The article's refused request renders as it shows, and nothing is sent.
+    @Test func aRefusedRequestRendersAsTheArticleShows() async throws {
+        struct SendNote: Request {
+            typealias ResponseObject = Void
+            let note: String
+
+            func build() throws -> URLRequest {
+                var request = URLRequest(url: try testURL("https://api.example.com/notes"))
+                request.allHTTPHeaderFields = ["X-Note": note]
+                return request
+            }
+        }
+        let stub = StubPerformer.json("{}")
+        let error = await #expect(throws: SluiceError.self) {
+            try await APIClient(requestPerformer: stub).perform(SendNote(note: "a\r\nX-Admin: 1"))
+        }
+        #expect(
+            error?.description.hasPrefix(
+                """
+                error: cannot build the request: SendNote.headers.X-Note: the value contains the control character \
+                U+000D, which would break the header
+                  --> (request not built) [stage: build]
+                """
+            ) == true
+        )
+        #expect(stub.requests.isEmpty)
+    }
 }
