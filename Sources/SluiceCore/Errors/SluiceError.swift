@@ -184,14 +184,24 @@ public struct SluiceError: Error, Sendable {
     /// The body excerpt, redacted by a redactor already made for this error.
     func excerpt(redactedBy redactor: Redactor) -> String? {
         guard let body = response?.body, !body.isEmpty else { return nil }
-        let text = redactor.body(body, limit: 512)
+        let text = redactor.body(body, limit: SluiceError.excerptLimit)
         return String(text.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
     }
 
-    /// What hides this error's credentials in its description.
+    /// What hides this error's credentials in its description, reading no more of each body than the excerpt's
+    /// window, so that a description takes memory bounded by its excerpts, not by the bodies.
     var redactor: Redactor {
-        Redactor(.default, request: request, response: response, credentials: credentials)
+        Redactor(
+            .default,
+            request: request,
+            response: response,
+            credentials: credentials,
+            bodyWindow: Redactor.excerptWindow(limit: SluiceError.excerptLimit)
+        )
     }
+
+    /// The most characters of the response body a description shows.
+    static let excerptLimit = 512
 
     /// Returns this error with the request and response filled in where it lacks them; an error already
     /// carrying them is returned unchanged.

@@ -47,7 +47,8 @@ public struct LoggingObserver: RequestObserver {
             request: event.request,
             response: event.response,
             credentials: event.credentials,
-            readingBodies: bodyLimit != nil
+            readingBodies: bodyLimit != nil,
+            bodyWindow: Redactor.excerptWindow(limit: bodyLimit ?? 0)
         )
         let url = redactor.url(event.request.url)
         var lines: [String] = []

@@ -23,12 +23,16 @@ package struct Redactor: Sendable {
     ///   - credentials: The credentials performers noted in the request's context.
     ///   - readingBodies: Whether to look for credentials under hidden names in the bodies too; a log that shows no
     ///     body skips the parse.
+    ///   - bodyWindow: How many bytes at the start of each body are read for those credentials; all by default. What
+    ///     shows an excerpt of a body (an error, a log) reads only a window around it, so that it takes memory
+    ///     bounded by the excerpt rather than by the body.
     package init(
         _ redaction: Redaction,
         request: URLRequest? = nil,
         response: HTTPResponse? = nil,
         credentials: [String] = [],
-        readingBodies: Bool = true
+        readingBodies: Bool = true,
+        bodyWindow: Int = .max
     ) {
         self.redaction = redaction
         guard redaction.hidesCredentialValues else {
@@ -56,7 +60,7 @@ package struct Redactor: Sendable {
                 }
             }
             if readingBodies, let body = request.httpBody {
-                _ = names.redacted(body, found: &found)
+                _ = names.redacted(Redactor.window(body, bodyWindow), found: &found)
             }
         }
         if let response {
@@ -69,7 +73,7 @@ package struct Redactor: Sendable {
                 )
             }
             if readingBodies {
-                _ = names.redacted(response.body, found: &found)
+                _ = names.redacted(Redactor.window(response.body, bodyWindow), found: &found)
             }
         }
         secrets = SecretMatcher(found)
@@ -105,13 +109,41 @@ package struct Redactor: Sendable {
 
     /// A body as text, cut to a length: as it is when nothing in it is hidden, otherwise as ``redacted(_:)`` shows
     /// it; a body that is not UTF-8 as a count of bytes.
+    ///
+    /// For a finite `limit`, only a window at the start of the body is read, ``excerptWindow(limit:)`` bytes long:
+    /// a JSON document cut there is no longer one, and its hidden fields are found as in any text, `"name": value`.
     package func body(_ body: Data, limit: Int) -> String {
         guard !body.isEmpty else { return "" }
-        guard let redacted = redacted(body) else {
+        let window = Redactor.window(body, Redactor.excerptWindow(limit: limit))
+        guard let redacted = redacted(window) else {
             return "(\(body.count) bytes of binary data)"
         }
         return redacted.changed
-            ? String(excerptOf: redacted.text.utf8, limit: limit) : String(excerptOf: body, limit: limit)
+            ? String(excerptOf: redacted.text.utf8, limit: limit) : String(excerptOf: window, limit: limit)
+    }
+
+    /// How much of a body is read for an excerpt of `limit` characters: 32 bytes a character, at least 16 KiB, so
+    /// that the compact form of a JSON document with its hidden values replaced still fills the excerpt; all of it
+    /// for an unlimited excerpt.
+    package static func excerptWindow(limit: Int) -> Int {
+        limit >= .max / 32 ? .max : max(limit * 32, 16 << 10)
+    }
+
+    /// The first `size` bytes of a body, or fewer so as not to end inside a UTF-8 sequence; the body itself when it
+    /// is no longer.
+    static func window(_ body: Data, _ size: Int) -> Data {
+        guard body.count > size else { return body }
+        var end = body.startIndex + size
+        // Back over continuation bytes, then over the lead byte whose sequence they began.
+        var continuations = 0
+        while continuations < 3, end > body.startIndex, body[end - 1] & 0xC0 == 0x80 {
+            end -= 1
+            continuations += 1
+        }
+        if end > body.startIndex, body[end - 1] >= 0xC0 {
+            end -= 1
+        }
+        return Data(body[body.startIndex..<end])
     }
 
     /// A body as text with what this redaction hides replaced, and whether anything was; `nil` when the body is
