@@ -13,7 +13,9 @@
 ///
 /// The request's `timeoutInterval` is enforced by the performer itself, the same way on every platform, as an
 /// idle timeout: the request fails with `URLError(.timedOut)` when that long passes without a byte of the response
-/// arriving (the client reports ``SluiceError/Code/timedOut``). A request left at `URLRequest`'s default of 60 s
+/// arriving (the client reports ``SluiceError/Code/timedOut``). It bounds silence, not length: a response that
+/// drips a byte at a time never trips it, so a client of servers it does not control sets ``APIClient/deadline``
+/// too (see <doc:ProductionBehaviour>). A request left at `URLRequest`'s default of 60 s
 /// gets the session's `timeoutIntervalForRequest` instead, as URLSession gives it (a request set to 60 s
 /// explicitly cannot be told from one left at the default, and gets the session's too). On a given session, whose delegate the performer
 /// does not see, the time counts from the start of the request instead. A value of zero or less, NaN, infinity, or

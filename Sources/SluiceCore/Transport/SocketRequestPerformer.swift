@@ -35,8 +35,9 @@ import Foundation
 /// not block for long: files and Sluice's multipart streams read from disk.
 ///
 /// **Limits and errors.** The request's `timeoutInterval` is the longest wait for a byte of the response, as in
-/// ``NetworkRequestPerformer``; connecting has ``Configuration/connectTimeout``. A response whose status line, head
-/// or header count passes the configured limits, a buffered body larger than
+/// ``NetworkRequestPerformer``; connecting has ``Configuration/connectTimeout``; a head has
+/// ``Configuration/maximumHeadTime`` from its first byte. A response whose status line, head, header count or
+/// trailers pass the configured limits, a buffered body larger than
 /// ``Configuration/maximumBodySize``, and a response that breaks HTTP/1.1 (a malformed status line, a field
 /// without a colon, both `Content-Length` and `Transfer-Encoding`, a length that is not a number, a chunk size that
 /// is not hex, bytes beyond the announced length, a body cut short) each fail the request with a ``SluiceError``
@@ -59,8 +60,16 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var maximumStatusLineLength: Int
         /// The most header fields in a response; 100 by default.
         public var maximumHeaderCount: Int
-        /// The most bytes in a response's head, status line and fields together; 64 KiB by default.
+        /// The most bytes in a response's head, status line and fields together, and in its trailers; 64 KiB by
+        /// default.
         public var maximumHeaderBytes: Int
+        /// The longest a response's head may take to arrive, from its first byte to its empty line; 30 s by default,
+        /// `nil` for no limit.
+        ///
+        /// The request's `timeoutInterval` bounds each silence, so a head that drips a byte at a time would pass it;
+        /// this bounds the whole head. A server that sends nothing at all is bounded by the `timeoutInterval`, and a
+        /// body that drips forever by the client's ``APIClient/deadline`` (see <doc:ProductionBehaviour>).
+        public var maximumHeadTime: Duration?
         /// The largest body ``SocketRequestPerformer/perform(_:)`` accepts, in bytes; 64 MiB by default.
         public var maximumBodySize: Int
         /// The most bytes of a streamed body read ahead of its reader; 256 KiB by default.
@@ -87,7 +96,8 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - idleConnectionTimeout: How long an idle kept-alive connection stays open.
         ///   - maximumStatusLineLength: The longest status line, in bytes.
         ///   - maximumHeaderCount: The most header fields in a response.
-        ///   - maximumHeaderBytes: The most bytes in a response's head.
+        ///   - maximumHeaderBytes: The most bytes in a response's head, and in its trailers.
+        ///   - maximumHeadTime: The longest a response's head may take from its first byte to its end.
         ///   - maximumBodySize: The largest buffered body, in bytes.
         ///   - streamReadAhead: The most bytes of a streamed body read ahead of its reader.
         ///   - maximumRedirects: The most redirects followed for one request.
@@ -101,6 +111,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             maximumStatusLineLength: Int = 8 << 10,
             maximumHeaderCount: Int = 100,
             maximumHeaderBytes: Int = 64 << 10,
+            maximumHeadTime: Duration? = .seconds(30),
             maximumBodySize: Int = 64 << 20,
             streamReadAhead: Int = 256 << 10,
             maximumRedirects: Int = 16,
@@ -114,6 +125,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.maximumStatusLineLength = maximumStatusLineLength
             self.maximumHeaderCount = maximumHeaderCount
             self.maximumHeaderBytes = maximumHeaderBytes
+            self.maximumHeadTime = maximumHeadTime
             self.maximumBodySize = maximumBodySize
             self.streamReadAhead = max(1, streamReadAhead)
             self.maximumRedirects = max(0, maximumRedirects)
@@ -140,7 +152,8 @@ public final class SocketRequestPerformer: RequestPerformer {
                 limits: HeadLimits(
                     statusLineLength: configuration.maximumStatusLineLength,
                     headerCount: configuration.maximumHeaderCount,
-                    headBytes: configuration.maximumHeaderBytes
+                    headBytes: configuration.maximumHeaderBytes,
+                    headTime: configuration.maximumHeadTime
                 ),
                 readAhead: configuration.streamReadAhead
             )

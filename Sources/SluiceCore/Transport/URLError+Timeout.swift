@@ -16,6 +16,20 @@ extension URLError {
         )
     }
 
+    /// The error of a response head that took longer than its limit to arrive whole, from its first byte.
+    ///
+    /// - Parameter limit: The limit.
+    /// - Returns: A `timedOut` error whose description names it.
+    static func headTimeout(_ limit: Duration) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: [
+                NSLocalizedDescriptionKey: "the response head took longer than the limit of "
+                    + PipelineMetrics.format(limit) + " to arrive whole"
+            ]
+        )
+    }
+
     /// The error of a connection attempt that took longer than its limit.
     ///
     /// - Parameters:

@@ -185,6 +185,46 @@ import Testing
         #expect(performer.openConnections == 0)
     }
 
+    /// A head dripped a byte at a time never lets the idle timeout fire; the limit on the whole head does.
+    @Test func aHeadThatDripsFailsAtTheHeadTimeLimit() async throws {
+        server.route(
+            "/drip",
+            response: LoopbackResponse(body: Data("x".utf8), fault: .drip(bytes: 1, every: .milliseconds(50)))
+        )
+        let performer = SocketRequestPerformer(configuration: .init(maximumHeadTime: .milliseconds(300)))
+        var request = URLRequest(url: server.url("/drip"))
+        request.timeoutInterval = 30
+        let error = await #expect(throws: URLError.self) { _ = try await performer.perform(request) }
+        #expect(error?.code == .timedOut)
+        #expect(
+            error?.localizedDescription == "the response head took longer than the limit of 300.00ms to arrive whole"
+        )
+        #expect(performer.openConnections == 0)
+        // Through a client, the timeout is reported as such, in the transport stage.
+        let failure = await #expect(throws: SluiceError.self) {
+            _ = try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/drip")))
+        }
+        #expect(failure?.code == .timedOut)
+        #expect(failure?.stage == .transport)
+    }
+
+    /// A server that never ends its trailers is stopped at the head's byte limit, which trailers share.
+    @Test func endlessTrailersFailAtTheLimit() async throws {
+        let trailers = String(repeating: "X-T: \(String(repeating: "1", count: 100))\r\n", count: 10_000)
+        server.route(
+            "/trailers",
+            response: LoopbackResponse(
+                fault: .raw(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", trailers])
+            )
+        )
+        let performer = SocketRequestPerformer(configuration: .init(maximumHeaderBytes: 4 << 10))
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(URLRequest(url: server.url("/trailers")))
+        }
+        #expect(error?.message.hasSuffix("the trailers are larger than the limit of 4096 bytes") == true)
+        #expect(performer.openConnections == 0)
+    }
+
     /// What real servers send and HTTP/1.1 allows: interim responses, bodies read to the close, HTTP/1.0, trailers,
     /// bare LF line ends, extensions on chunk sizes.
     @Test(

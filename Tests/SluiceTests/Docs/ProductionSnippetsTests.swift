@@ -27,6 +27,16 @@ private enum Article {
     }
 }
 
+private enum Drips {
+    static func client() -> APIClient {
+        let client = APIClient(
+            requestPerformer: SocketRequestPerformer(),
+            deadline: .seconds(30)  // however slowly the body arrives
+        )
+        return client
+    }
+}
+
 private enum APIDocs {
     static func refreshToken() async throws -> String { "fresh" }
 
@@ -197,5 +207,10 @@ private enum APIDocs {
             ) == true
         )
         #expect(stub.requests.isEmpty)
+    }
+
+    @Test func aDeadlineBoundsADrippingBody() {
+        #expect(Drips.client().deadline == .seconds(30))
+        #expect(Drips.client().requestPerformer is SocketRequestPerformer)
     }
 }

@@ -141,9 +141,16 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
 
     func tick(now: ContinuousClock.Instant) {
         lock.withLock { _ in
-            guard let exchange, let timeout = exchange.idleTimeout, !exchange.paused,
-                now - exchange.lastProgress >= timeout
-            else { return }
+            guard let exchange else { return }
+            if exchange.responseHead == nil, let limit = limits.headTime, let started = exchange.responseStarted,
+                now - started >= limit
+            {
+                failConnection(URLError.headTimeout(limit))
+                return
+            }
+            guard let timeout = exchange.idleTimeout, !exchange.paused, now - exchange.lastProgress >= timeout else {
+                return
+            }
             failConnection(URLError.idleTimeout(timeout))
         }
     }
@@ -336,6 +343,9 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             switch socket.receive(into: buffer) {
             case .transferred(let count):
                 exchange.lastProgress = loop.now
+                if exchange.responseStarted == nil {
+                    exchange.responseStarted = loop.now
+                }
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 let consumed: Int
                 do {

@@ -36,6 +36,8 @@ final class Exchange: @unchecked Sendable {
     var bodyBytesSent: Int64 = 0
     /// When a byte last moved, for the idle timeout.
     var lastProgress: ContinuousClock.Instant
+    /// When the first byte of the response arrived, for the limit on the time to a complete head.
+    var responseStarted: ContinuousClock.Instant?
     /// Whether the reader of a streamed body is behind and the socket is not being read.
     var paused = false
 

@@ -16,14 +16,18 @@ struct ResponseProtocolError: Error, Equatable {
     var message: String
 }
 
-/// The limits the parser holds a response head to.
+/// The limits a response head, and its trailers, are held to.
 struct HeadLimits {
     /// The longest status line, in bytes, its line end excluded.
     var statusLineLength: Int
-    /// The most header fields.
+    /// The most header fields, and the most trailer fields.
     var headerCount: Int
     /// The most bytes in the whole head (status line, fields and line ends), and in the trailers.
     var headBytes: Int
+    /// The longest the head may take from its first byte to its end, if limited.
+    ///
+    /// The connection holds the head to it, since the parser has no clock.
+    var headTime: Duration? = nil
 }
 
 /// Reads HTTP/1.1 responses from bytes as they arrive, in pieces of any size: the head, then the body framed by
@@ -62,6 +66,9 @@ struct ResponseParser {
     private var state = State.statusLine
     private var line: [UInt8] = []
     private var headBytes = 0
+    /// The bytes and fields of the trailers so far, held to the head's limits.
+    private var trailerBytes = 0
+    private var trailerCount = 0
     private var head = ParsedHead(status: 0, fields: [], keepAlive: true)
     private var minorVersion = 1
     private var announcedLength: Int64 = 0
@@ -214,10 +221,13 @@ struct ResponseParser {
             }
         case .chunkSize where line.count > 4_096:
             throw ResponseProtocolError(message: "a chunk-size line is longer than the limit of 4096 bytes")
-        case .trailers where line.count > limits.headBytes:
-            throw ResponseProtocolError(
-                message: "a trailer line is longer than the limit of \(limits.headBytes) bytes"
-            )
+        case .trailers:
+            trailerBytes += bytes
+            if trailerBytes > limits.headBytes {
+                throw ResponseProtocolError(
+                    message: "the trailers are larger than the limit of \(limits.headBytes) bytes"
+                )
+            }
         default:
             break
         }
@@ -245,6 +255,15 @@ struct ResponseParser {
             if line.isEmpty {
                 state = .complete
                 try report(.end)
+            } else {
+                // Read to be checked, then dropped: no trailer field is handed on.
+                _ = try Self.field(in: line, of: "trailer")
+                trailerCount += 1
+                guard trailerCount <= limits.headerCount else {
+                    throw ResponseProtocolError(
+                        message: "the response has more than the limit of \(limits.headerCount) trailer fields"
+                    )
+                }
             }
         default:
             break
@@ -274,18 +293,35 @@ struct ResponseParser {
     }
 
     private mutating func parseField(_ line: [UInt8]) throws {
+        let (name, value) = try Self.field(in: line, of: "header")
+        guard head.fields.count < limits.headerCount else {
+            throw ResponseProtocolError(
+                message: "the response has more than the limit of \(limits.headerCount) header fields"
+            )
+        }
+        head.fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    /// A field line's name and value, the value without the spaces around it, for a header or a trailer alike.
+    ///
+    /// - Parameters:
+    ///   - line: The line, without its line end.
+    ///   - kind: `header` or `trailer`, as the error names the line.
+    /// - Returns: The name and the value.
+    /// - Throws: ``ResponseProtocolError`` for a folded line, a line without a colon, a name that is not a token,
+    ///   or a value holding a control character other than a tab.
+    private static func field(in line: [UInt8], of kind: String) throws -> (ArraySlice<UInt8>, ArraySlice<UInt8>) {
         if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
             throw ResponseProtocolError(
-                message:
-                    "a header field is folded onto a continuation line (\(Self.quoted(line))), which HTTP/1.1 forbids"
+                message: "a \(kind) field is folded onto a continuation line (\(quoted(line))), which HTTP/1.1 forbids"
             )
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-            throw ResponseProtocolError(message: "a header line has no colon: \(Self.quoted(line))")
+            throw ResponseProtocolError(message: "a \(kind) line has no colon: \(quoted(line))")
         }
         let name = line[..<colon]
         guard HTTPToken.isToken(name) else {
-            throw ResponseProtocolError(message: "a header name is not a valid token: \(Self.quoted(line))")
+            throw ResponseProtocolError(message: "a \(kind) name is not a valid token: \(quoted(line))")
         }
         var value = line[(colon + 1)...]
         while let first = value.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
@@ -296,15 +332,10 @@ struct ResponseParser {
         }
         guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
             throw ResponseProtocolError(
-                message: "the value of header \(String(decoding: name, as: UTF8.self)) holds a control character"
+                message: "the value of \(kind) \(String(decoding: name, as: UTF8.self)) holds a control character"
             )
         }
-        guard head.fields.count < limits.headerCount else {
-            throw ResponseProtocolError(
-                message: "the response has more than the limit of \(limits.headerCount) header fields"
-            )
-        }
-        head.fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        return (name, value)
     }
 
     private mutating func finishHead(_ report: (Event) throws -> Void) throws {

@@ -548,8 +548,8 @@ import Testing
             "200 keep-alive length 0; end"
         ),
         row(
-            "a trailer line at the limit",
-            "\(chunked)0\r\nX: \(String(repeating: "a", count: 60))\r\n\r\n",
+            "trailers at the limit, their line ends and the empty line included",
+            "\(chunked)0\r\nX: \(String(repeating: "a", count: 57))\r\n\r\n",
             limits: HeadLimits(statusLineLength: 100, headerCount: 10, headBytes: 64),
             "200 keep-alive; end"
         ),
@@ -708,10 +708,42 @@ import Testing
             "a chunk-size line is longer than the limit of 4096 bytes"
         ),
         row(
-            "a trailer line past the limit",
-            "\(chunked)0\r\nX: \(String(repeating: "a", count: 61))\r\n\r\n",
+            "trailers past the limit",
+            "\(chunked)0\r\nX: \(String(repeating: "a", count: 58))\r\n\r\n",
             limits: HeadLimits(statusLineLength: 100, headerCount: 10, headBytes: 64),
-            "a trailer line is longer than the limit of 64 bytes"
+            "the trailers are larger than the limit of 64 bytes"
+        ),
+        row(
+            "an endless stream of short trailer fields",
+            "\(chunked)0\r\n\(String(repeating: "X: 1\r\n", count: 20))\r\n",
+            limits: HeadLimits(statusLineLength: 100, headerCount: 100, headBytes: 64),
+            "the trailers are larger than the limit of 64 bytes"
+        ),
+        row(
+            "more trailer fields than the limit",
+            "\(chunked)0\r\n\(String(repeating: "X: 1\r\n", count: 3))\r\n",
+            limits: HeadLimits(statusLineLength: 100, headerCount: 2, headBytes: 1_000),
+            "the response has more than the limit of 2 trailer fields"
+        ),
+        row(
+            "a trailer line without a colon",
+            "\(chunked)0\r\nX 1\r\n\r\n",
+            #"a trailer line has no colon: "X 1""#
+        ),
+        row(
+            "a trailer name that is not a token",
+            "\(chunked)0\r\nX Y: 1\r\n\r\n",
+            #"a trailer name is not a valid token: "X Y: 1""#
+        ),
+        row(
+            "a control character in a trailer value",
+            "\(chunked)0\r\nX: 1\u{1}2\r\n\r\n",
+            "the value of trailer X holds a control character"
+        ),
+        row(
+            "a folded trailer line",
+            "\(chunked)0\r\nX: 1\r\n 2\r\n\r\n",
+            #"a trailer field is folded onto a continuation line (" 2"), which HTTP/1.1 forbids"#
         ),
     ]
 
