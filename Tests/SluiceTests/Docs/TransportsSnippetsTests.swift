@@ -6,6 +6,10 @@ import Sluice
 import SluiceTesting
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite struct TransportsSnippetsTests {
     @Test func optingIn() async throws {
         let server = try LoopbackServer()
@@ -17,6 +21,18 @@ import Testing
         }
         let client = APIClient(requestPerformer: SocketRequestPerformer())
         #expect(try await client.perform(Ping(url: server.url("/ping"))) == Data(#"{"n": 1}"#.utf8))
+    }
+
+    /// Compiled, not run: it stops the process it runs in, which is what it reproduces.
+    func urlSessionTrailerReproduction() {
+        let done = DispatchSemaphore(value: 0)
+        if let url = URL(string: "http://127.0.0.1:8099/") {
+            URLSession.shared.dataTask(with: url) { data, response, error in
+                print(data?.count as Any, error as Any)
+                done.signal()
+            }.resume()
+            done.wait()
+        }
     }
 
     /// Compiled, not run: there is no Docker engine here.
