@@ -288,6 +288,10 @@ struct ResponseParser {
         }
         let status = hundreds * 100 + tens * 10 + units
         guard status >= 100 else { throw malformed() }
+        // The reason phrase: spaces, tabs and visible characters (RFC 9112, section 4), so no bare CR.
+        guard !line[12...].contains(where: Self.isControl) else {
+            throw ResponseProtocolError(message: "the status line \(Self.quoted(text)) holds a control character")
+        }
         minorVersion = minor
         head = ParsedHead(status: status, fields: [], keepAlive: minor >= 1)
     }
@@ -330,7 +334,7 @@ struct ResponseParser {
         while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
             value.removeLast()
         }
-        guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+        guard !value.contains(where: isControl) else {
             throw ResponseProtocolError(
                 message: "the value of \(kind) \(String(decoding: name, as: UTF8.self)) holds a control character"
             )
@@ -446,7 +450,16 @@ struct ResponseParser {
         guard digits > 0 else {
             throw ResponseProtocolError(message: "invalid chunk size \(Self.quoted(line)): not a hexadecimal number")
         }
+        // Extensions are read past, but not a control character (a bare CR) that a lenient reader could split on.
+        guard !line.contains(where: Self.isControl) else {
+            throw ResponseProtocolError(message: "the chunk-size line \(Self.quoted(line)) holds a control character")
+        }
         return size
+    }
+
+    /// Whether a byte is a control character other than the tab, which no line of a response may hold.
+    private static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 
     /// A `Content-Length` value: decimal digits only, within `Int64`.
