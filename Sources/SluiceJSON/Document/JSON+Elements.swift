@@ -5,17 +5,7 @@ extension JSON {
     /// reaching the n-th element walks past the ones before it, so iterate rather than index in a loop.
     public struct Elements: Collection, Sendable {
         /// A position in the array.
-        public struct Index: Comparable, Sendable {
-            let entry: Int
-
-            /// Orders positions by their place in the document.
-            ///
-            /// - Parameters:
-            ///   - lhs: A position.
-            ///   - rhs: Another position.
-            /// - Returns: Whether `lhs` comes first.
-            public static func < (lhs: Index, rhs: Index) -> Bool { lhs.entry < rhs.entry }
-        }
+        public typealias Index = ContainerIndex
 
         let storage: JSONStorage
         let entry: Int
@@ -46,5 +36,20 @@ extension JSON {
         public func index(after index: Index) -> Index {
             Index(entry: storage.next(index.entry))
         }
+    }
+}
+
+extension JSON {
+    /// A position among the elements of an array or the members of an object: where its entry sits in the document.
+    public struct ContainerIndex: Comparable, Sendable {
+        let entry: Int
+
+        /// Orders positions by their place in the document.
+        ///
+        /// - Parameters:
+        ///   - lhs: A position.
+        ///   - rhs: Another position.
+        /// - Returns: Whether `lhs` comes first.
+        public static func < (lhs: ContainerIndex, rhs: ContainerIndex) -> Bool { lhs.entry < rhs.entry }
     }
 }

@@ -7,17 +7,7 @@ extension JSON {
     /// value, as ``JSONDocumentDecoder`` and Foundation's `JSONDecoder` decode it.
     public struct Members: Collection, Sendable {
         /// A position among the members.
-        public struct Index: Comparable, Sendable {
-            let entry: Int
-
-            /// Orders positions by their place in the document.
-            ///
-            /// - Parameters:
-            ///   - lhs: A position.
-            ///   - rhs: Another position.
-            /// - Returns: Whether `lhs` comes first.
-            public static func < (lhs: Index, rhs: Index) -> Bool { lhs.entry < rhs.entry }
-        }
+        public typealias Index = ContainerIndex
 
         let storage: JSONStorage
         let entry: Int
