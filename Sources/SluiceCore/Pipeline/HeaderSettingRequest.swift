@@ -31,6 +31,10 @@ struct HeaderSettingRequest<Base: Request>: WrappingRequest {
 
     var deserializer: (any Deserializer)? { base.deserializer }
 
+    func responseObject(passingThrough body: Data) -> Base.ResponseObject? {
+        base.responseObject(passingThrough: body)
+    }
+
     func errorResponse(from response: HTTPResponse) throws -> (any Sendable)? {
         try base.errorResponse(from: response)
     }

@@ -8,6 +8,28 @@ extension Request {
     /// - Parameter response: The response with an unaccepted status.
     /// - Returns: `nil`.
     public func errorResponse(from response: HTTPResponse) -> (any Sendable)? { nil }
+
+    /// `nil` for a response object of any type but `Void`, ``EmptyResponse`` and `Data`, whose constrained defaults
+    /// are picked when a request type conforms.
+    ///
+    /// A request whose response object is a generic parameter conforms once for every type it may be, so it gets
+    /// this default: it checks the type when the response arrives, so that `perform(_:expecting: Data.self)` on an
+    /// enum definition passes the bytes through as a `Data` request does.
+    ///
+    /// - Parameter body: The body.
+    /// - Returns: The response object when the type is one of the three, otherwise `nil`.
+    public func responseObject(passingThrough body: Data) -> ResponseObject? {
+        if ResponseObject.self == Void.self {
+            return () as? ResponseObject
+        }
+        if ResponseObject.self == EmptyResponse.self {
+            return EmptyResponse() as? ResponseObject
+        }
+        if ResponseObject.self == Data.self {
+            return body as? ResponseObject
+        }
+        return nil
+    }
 }
 
 extension Request where ResponseObject: Decodable, ResponseParser == JSON {
@@ -52,4 +74,31 @@ extension Request where ResponseObject == Data, ResponseParser == JSON {
     /// - Parameter json: A document.
     /// - Returns: The document's compact JSON text.
     public func parse(_ json: JSON) -> Data { json.jsonData }
+}
+
+// The three defaults below return `ResponseObject?` rather than the type they are constrained to, so that Swift never
+// infers a request's response object from them.
+
+extension Request where ResponseObject == Void {
+    /// `()`, picked when a request type whose response object is `Void` conforms: the body is ignored.
+    ///
+    /// - Parameter body: The body, unread.
+    /// - Returns: `()`.
+    public func responseObject(passingThrough body: Data) -> ResponseObject? { () }
+}
+
+extension Request where ResponseObject == EmptyResponse {
+    /// An ``EmptyResponse``, picked when a request type whose response object is one conforms: the body is ignored.
+    ///
+    /// - Parameter body: The body, unread.
+    /// - Returns: An empty response.
+    public func responseObject(passingThrough body: Data) -> ResponseObject? { EmptyResponse() }
+}
+
+extension Request where ResponseObject == Data {
+    /// The body unmodified, picked when a request type whose response object is `Data` conforms.
+    ///
+    /// - Parameter body: The body.
+    /// - Returns: The body.
+    public func responseObject(passingThrough body: Data) -> ResponseObject? { body }
 }

@@ -48,8 +48,8 @@ extension Request {
         metrics: inout PipelineMetrics,
         afterDeserializing: () throws(SluiceError) -> Void = {}
     ) throws(SluiceError) -> ResponseObject {
-        if let passthrough = passthroughObject(body) {
-            return passthrough
+        if let passedThrough = responseObject(passingThrough: body) {
+            return passedThrough
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -71,20 +71,5 @@ extension Request {
         } catch {
             throw SluiceError(.parse, underlyingError: error)
         }
-    }
-
-    /// The response object of a request that does not deserialize its body: `()` for `Void`, an
-    /// ``EmptyResponse``, or the body itself for `Data`.
-    private func passthroughObject(_ body: Data) -> ResponseObject? {
-        if ResponseObject.self == Void.self {
-            return () as? ResponseObject
-        }
-        if ResponseObject.self == EmptyResponse.self {
-            return EmptyResponse() as? ResponseObject
-        }
-        if ResponseObject.self == Data.self {
-            return body as? ResponseObject
-        }
-        return nil
     }
 }

@@ -59,6 +59,31 @@ public protocol Request<ResponseObject>: Sendable {
     /// The deserializer for this request's body, or `nil` (the default) to use the client's.
     var deserializer: (any Deserializer)? { get }
 
+    /// The response object made from the body's bytes alone, with no deserialize or parse stage; `nil` to run them.
+    ///
+    /// The response object's type picks the implementation when a request type conforms: `()` for `Void`,
+    /// ``EmptyResponse`` for it, the body for `Data`, `nil` for every other type. A request whose response object is
+    /// a generic parameter, and so has no type when it conforms, gets the same answers by a check of the type when
+    /// its response arrives. Implement it to make some other response object from the bytes:
+    ///
+    /// ```swift
+    /// struct Readme: Request {
+    ///     typealias ResponseObject = String
+    ///
+    ///     func build() throws -> URLRequest {
+    ///         URLRequest(url: URL(string: "https://example.com/README")!)
+    ///     }
+    ///
+    ///     func responseObject(passingThrough body: Data) -> String? {
+    ///         String(decoding: body, as: UTF8.self)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The body of a response whose status the client accepted.
+    /// - Returns: The response object, or `nil` to deserialize and parse the body.
+    func responseObject(passingThrough body: Data) -> ResponseObject?
+
     /// Decodes the body of a response whose status the client did not accept, to attach it to the error.
     ///
     /// The default returns `nil`. A request whose server describes failures in a body returns that description

@@ -102,6 +102,19 @@ private enum GettingStarted {
 
 /// Snippets from the documentation comments of the public API.
 private enum APIDocs {
+    /// `Request.responseObject(passingThrough:)`.
+    struct Readme: Request {
+        typealias ResponseObject = String
+
+        func build() throws -> URLRequest {
+            URLRequest(url: URL(string: "https://example.com/README")!)
+        }
+
+        func responseObject(passingThrough body: Data) -> String? {
+            String(decoding: body, as: UTF8.self)
+        }
+    }
+
     struct User: Decodable {
         let id: Int
         let name: String
@@ -282,5 +295,12 @@ private enum APIDocs {
         }
         #expect(printed.count == 1)
         #expect(printed.first?.hasPrefix("Ada  ") == true, "\(printed)")
+    }
+
+    @Test func aRequestPassesItsOwnResponseObjectThrough() async throws {
+        let client = APIClient(
+            requestPerformer: StubPerformer(always: HTTPResponse(status: .ok, body: Data("# Hi".utf8)))
+        )
+        #expect(try await client.perform(APIDocs.Readme()) == "# Hi")
     }
 }
