@@ -276,7 +276,7 @@ extension NetworkRequestPerformer {
                             + "performer's stream buffer limit; URLSession on this platform cannot pause a transfer"
                     )
                 }
-                task.cancel()
+                TaskTable.cancelFromTheDelegateQueue(task)
                 return true
             }
             #if canImport(Darwin)
@@ -317,8 +317,22 @@ extension NetworkRequestPerformer {
                 return false
             }
             if exceeded {
-                dataTask.cancel()
+                TaskTable.cancelFromTheDelegateQueue(dataTask)
             }
+        }
+
+        /// Cancels a task from a delegate call without waiting for URLSession's own queue.
+        ///
+        /// FoundationNetworking's `cancel()` waits for that queue (Swift 6.3), which may itself be waiting for the
+        /// delegate queue to make room (``BoundedDelegateQueue``): the cancellation is made from another thread.
+        private static func cancelFromTheDelegateQueue(_ task: URLSessionTask) {
+            #if canImport(FoundationNetworking)
+            DispatchQueue.global().async {
+                task.cancel()
+            }
+            #else
+            task.cancel()
+            #endif
         }
 
         /// Follows a redirect that ``RedirectRule`` allows, without the credentials when it leaves the origin

@@ -62,7 +62,12 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.streamBufferLimit = streamBufferLimit
         let tasks = TaskTable(followsRedirectsFromHTTPSToHTTP: followsRedirectsFromHTTPSToHTTP)
         self.tasks = tasks
-        self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+        let delegateQueue: OperationQueue? = BoundedDelegateQueue(limit: 64)
+        #else
+        let delegateQueue: OperationQueue? = nil
+        #endif
+        self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: delegateQueue)
         self.ownsSession = true
         self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
         self.sessionTimeout = configuration.timeoutIntervalForRequest
@@ -189,8 +194,8 @@ extension NetworkRequestPerformer {
     /// Linux cannot: suspending a task there takes the transfer out of libcurl, and resuming it sends the request
     /// again from the start. There, the chunks wait in memory for the reader, and a reader that falls more than
     /// ``streamBufferLimit`` behind fails the stream with a ``SluiceError/Code/transport`` error that says so,
-    /// rather than holding a body of any size. URLSession's own delegate queue is not bounded there: libcurl reads
-    /// ahead of it on a fast link (see <doc:StreamedResponses>).
+    /// rather than holding a body of any size. libcurl waits while 64 pieces of the body wait for the delegate, so
+    /// it does not read far ahead of the buffer (see <doc:StreamedResponses>).
     ///
     /// On a session given at creation, whose delegate is not the performer's, the body arrives complete and is
     /// handed out as one chunk.

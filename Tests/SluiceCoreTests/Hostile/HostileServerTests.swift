@@ -190,7 +190,8 @@ import FoundationNetworking
         }
         let clock = TestClock()
         let client = APIClient(requestPerformer: kind.makePerformer(), deadline: .seconds(30), clock: clock)
-        let task = Task { try await client.perform(Raw(url: server.url("/drip"), timeout: 5)) }
+        // An idle timeout far past anything a loaded machine stalls for: only the deadline may end the request.
+        let task = Task { try await client.perform(Raw(url: server.url("/drip"), timeout: 600)) }
         try await started.wait()
         await clock.waitForSleepers()
         clock.advance(by: .seconds(30))

@@ -6,11 +6,9 @@ import Testing
 
 /// A body far larger than memory should hold streams through the client from the loopback server.
 ///
-/// Resident memory is not asserted for `NetworkRequestPerformer` on Linux: libcurl reads ahead of URLSession's
-/// delegate queue, which holds what it read until the delegate runs. Measured on the loopback: a bare URLSession
-/// delegate that only counts sees 16 MB of a 200 MB body arrive while the process already holds 223 MiB, and a
-/// 1 GiB stream through the client, read as fast as it comes, peaked between 40 MiB and 330 MiB above the start
-/// from one run to the next. Only a transport that stops reading its socket when the reader stops bounds it.
+/// Resident memory is not asserted for `NetworkRequestPerformer` on Linux: FoundationNetworking cannot pause a
+/// transfer, so a slow reader's chunks wait in its stream buffer (64 MiB by default) until the stream fails. Only a
+/// transport that stops reading its socket when the reader stops holds memory for a slow reader.
 ///
 /// Resident memory is the whole process's, and the suites of a plain `swift test` run side by side: the tests are
 /// in the soak's serialized suite, so that none of them counts another's body, and each measures its transfer once
