@@ -481,14 +481,17 @@ struct ResponseParser {
         return text
     }
 
-    /// Text for an error message: in quotes, at most 80 characters, control characters shown as escapes.
+    /// Text for an error message: in quotes, at most 80 Unicode scalars, control characters shown as escapes.
     static func quoted<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         quoted(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// Text for an error message: in quotes, at most 80 characters, control characters shown as escapes.
+    /// Text for an error message: in quotes, at most 80 Unicode scalars, control characters shown as escapes.
+    ///
+    /// Scalars, not characters: a character may hold any number of them, and the message would grow with the line.
     static func quoted(_ text: String) -> String {
-        let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+        let scalars = text.unicodeScalars
+        let shown = scalars.count > 80 ? String(String.UnicodeScalarView(scalars.prefix(80))) + "…" : text
         return "\"" + shown.unicodeScalars.map { $0.value < 0x20 ? $0.escaped(asASCII: true) : String($0) }.joined()
             + "\""
     }
