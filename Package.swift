@@ -37,6 +37,10 @@ let package = Package(
         // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
         .target(name: "JSONFuzzSupport", dependencies: ["SluiceJSON"]),
         .executableTarget(name: "json-fuzzer", dependencies: ["JSONFuzzSupport"]),
+        // The fuzzer for the parsers of bytes from the network (the HTTP/1.1 response parser, lines, server-sent
+        // events, the multipart encoder) and the invariants it checks, which the tests also check on what it found.
+        .target(name: "HTTPFuzzSupport", dependencies: ["SluiceCore", "SluiceEndpoints"]),
+        .executableTarget(name: "http-fuzzer", dependencies: ["HTTPFuzzSupport"]),
         // What more than one test target uses: a seedable random generator.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
@@ -52,7 +56,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCoreTests",
-            dependencies: ["SluiceCore", "SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures"]
+            dependencies: [
+                "SluiceCore", "SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures", "HTTPFuzzSupport",
+            ],
+            exclude: ["Fuzzing/Resources"]
         ),
         .testTarget(
             name: "SluiceEndpointsTests",

@@ -32,6 +32,11 @@ public struct MultipartForm: Encodable, Sendable {
         public var contentType: String?
         let content: Content
 
+        /// The bytes of a part held in memory; `nil` for a file streamed from disk.
+        package var bytesInMemory: Data? {
+            if case .data(let data) = content { data } else { nil }
+        }
+
         /// A text field.
         ///
         /// - Parameters:

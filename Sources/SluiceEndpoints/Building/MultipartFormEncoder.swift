@@ -6,7 +6,11 @@
 /// file sizes.
 ///
 /// Field names and file names are quoted, with `"`, CR and LF percent-encoded as HTML forms do. A part's content
-/// type holding a line break or another control character is refused, so that no header can be injected.
+/// type holding a line break or another control character is refused, so that no header can be injected. A part
+/// held in memory whose content holds the delimiter (`--` and the boundary) at the start of a line is refused too,
+/// since the part would end there and what follows would read as parts of the content's choosing; a line starts
+/// after CR or LF alone as well, as lenient readers have it. A file streamed from disk is not read before it is
+/// sent, so nothing checks its content: the random default boundary is one no file holds by chance.
 public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// The boundary between parts: 1 to 70 characters from RFC 2046's set; a random one by default.
     public var boundary: String
@@ -24,7 +28,8 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     /// - Returns: The body, in memory or streamed, with its content type and boundary.
     /// - Throws: `EncodingError.invalidValue` when the value is not a form, the boundary is invalid, or a file is
     ///   missing; ``EndpointBuildError`` naming the part, as `MultipartForm.parts[1].contentType`, when a part's
-    ///   content type holds a control character.
+    ///   content type holds a control character, or as `MultipartForm.parts[1].content` when a part's content holds
+    ///   the delimiter at the start of a line.
     public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
         guard let form = value as? MultipartForm else {
             throw EncodingError.invalidValue(
@@ -68,6 +73,7 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     func segments(of form: MultipartForm) throws -> [SegmentInputStream.Segment] {
         var segments: [SegmentInputStream.Segment] = []
         var pending = Data()
+        let delimiter = Array("--\(boundary)".utf8)
         for (index, part) in form.parts.enumerated() {
             if let contentType = part.contentType {
                 try HeaderValidation.checkValue(
@@ -91,6 +97,14 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
             pending = Data()
             switch part.content {
             case .data(let data):
+                if Self.holdsDelimiterAtALineStart(data, delimiter) {
+                    throw EndpointBuildError(
+                        endpoint: "MultipartForm",
+                        field: "parts[\(index)].content",
+                        reason: "the content of part \"\(part.name)\" holds the delimiter \"--\(boundary)\" at the "
+                            + "start of a line, which would end the part there; choose another boundary"
+                    )
+                }
                 segments.append(.bytes(data))
             case .file(let url):
                 let size: Int
@@ -113,6 +127,23 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
         pending.append(Data("--\(boundary)--\r\n".utf8))
         segments.append(.bytes(pending))
         return segments
+    }
+
+    /// Whether the delimiter starts the content or follows a CR or LF in it.
+    private static func holdsDelimiterAtALineStart(_ content: Data, _ delimiter: [UInt8]) -> Bool {
+        content.withUnsafeBytes { bytes in
+            var start = 0
+            while bytes.count - start >= delimiter.count {
+                if bytes[start..<(start + delimiter.count)].elementsEqual(delimiter) {
+                    return true
+                }
+                guard let lineEnd = bytes[start...].firstIndex(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                    return false
+                }
+                start = lineEnd + 1
+            }
+            return false
+        }
     }
 
     private func escape(_ text: String) -> String {

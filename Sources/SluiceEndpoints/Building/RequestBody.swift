@@ -10,6 +10,11 @@ public struct RequestBody: Sendable {
     /// type the definition sets without a `boundary` gets the boundary given here.
     public var contentType: String?
 
+    /// The bytes of a body held in memory; `nil` for a stream.
+    package var bytesInMemory: Data? {
+        if case .data(let data) = content { data } else { nil }
+    }
+
     /// A body held in memory.
     ///
     /// - Parameters:

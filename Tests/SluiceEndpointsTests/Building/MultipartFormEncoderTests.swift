@@ -44,6 +44,37 @@ import Testing
         )
     }
 
+    /// Content that holds the delimiter at the start of a line is refused.
+    ///
+    /// The part would end there, and what follows would read as parts of the sender's choosing: with a boundary the
+    /// caller fixed, content from elsewhere could add form fields. After a bare CR or LF too, as lenient readers take
+    /// those for line ends.
+    @Test(arguments: [
+        "--BOUNDARY\r\nContent-Disposition: form-data; name=\"admin\"\r\n\r\ntrue",
+        "x\r\n--BOUNDARY--\r\n",
+        "x\r\n--BOUNDARYy",
+        "x\n--BOUNDARY",
+        "x\r--BOUNDARY",
+    ])
+    func refusesContentThatHoldsTheDelimiterAtTheStartOfALine(_ content: String) throws {
+        let form = MultipartForm([
+            .field("caption", "x"),
+            .file("photo", filename: "a.txt", contentType: "text/plain", data: Data(content.utf8)),
+        ])
+        let error = try #require(throws: EndpointBuildError.self) { try Upload(body: form).build(on: exampleAPI) }
+        #expect(
+            error.description
+                == "Upload.body.parts[1].content: the content of part \"photo\" holds the delimiter \"--BOUNDARY\" "
+                + "at the start of a line, which would end the part there; choose another boundary"
+        )
+    }
+
+    @Test func acceptsContentThatHoldsTheBoundaryElsewhere() throws {
+        let form = MultipartForm([.field("caption", "BOUNDARY x--BOUNDARY\r\n-BOUNDARY\n-BOUNDARY")])
+        let request = try Upload(body: form).build(on: exampleAPI)
+        #expect(request.httpBody?.count == 119)
+    }
+
     @Test func referencesInMemoryPartsUntilTheBodyIsJoined() throws {
         let photo = sampleBytes(1 << 20, seed: 31)
         let form = MultipartForm([

@@ -1,33 +1,41 @@
 /// A response's head as the parser read it: status, reason, fields, and how the connection continues.
-struct ParsedHead {
+package struct ParsedHead {
     /// The status code, 100 to 999.
-    var status: Int
+    package var status: Int
     /// The header fields in the order they came, names as sent.
-    var fields: [(name: String, value: String)]
+    package var fields: [(name: String, value: String)]
     /// Whether the connection may carry another request after this response.
-    var keepAlive: Bool
+    package var keepAlive: Bool
     /// The body's length when the head announces one; `nil` for a chunked body or one read to the close.
-    var contentLength: Int64?
+    package var contentLength: Int64?
 }
 
 /// A response that breaks HTTP/1.1 or passes one of the transport's limits, in words that say what and where.
-struct ResponseProtocolError: Error, Equatable {
+package struct ResponseProtocolError: Error, Equatable {
     /// What was wrong, such as `malformed status line "HTTP/1.1 2x0 OK"`.
-    var message: String
+    package var message: String
 }
 
 /// The limits a response head, and its trailers, are held to.
-struct HeadLimits {
+package struct HeadLimits {
     /// The longest status line, in bytes, its line end excluded.
-    var statusLineLength: Int
+    package var statusLineLength: Int
     /// The most header fields, and the most trailer fields.
-    var headerCount: Int
+    package var headerCount: Int
     /// The most bytes in the whole head (status line, fields and line ends), and in the trailers.
-    var headBytes: Int
+    package var headBytes: Int
     /// The longest the head may take from its first byte to its end, if limited.
     ///
     /// The connection holds the head to it, since the parser has no clock.
-    var headTime: Duration? = nil
+    package var headTime: Duration? = nil
+
+    /// Creates limits; the transport takes them from its configuration, the fuzzer's support sets tight ones.
+    package init(statusLineLength: Int, headerCount: Int, headBytes: Int, headTime: Duration? = nil) {
+        self.statusLineLength = statusLineLength
+        self.headerCount = headerCount
+        self.headBytes = headBytes
+        self.headTime = headTime
+    }
 }
 
 /// Reads HTTP/1.1 responses from bytes as they arrive, in pieces of any size: the head, then the body framed by
@@ -38,9 +46,9 @@ struct HeadLimits {
 /// not a number or overflows, differing lengths, a chunk size that is not hex, and chunk data not followed by a
 /// line end are errors. A bare LF ends a line as CRLF does (RFC 9112, section 2.2). Informational (1xx) heads other
 /// than 101 are skipped; HEAD responses and 204 and 304 have no body.
-struct ResponseParser {
+package struct ResponseParser {
     /// What the parser reports as it reads.
-    enum Event {
+    package enum Event {
         /// The head of the final response arrived.
         case head(ParsedHead)
         /// Body bytes, valid during the call only.
@@ -79,22 +87,22 @@ struct ResponseParser {
     /// - Parameters:
     ///   - limits: The limits on the head.
     ///   - isHeadRequest: Whether the request was HEAD, whose response has no body whatever it announces.
-    init(limits: HeadLimits, isHeadRequest: Bool) {
+    package init(limits: HeadLimits, isHeadRequest: Bool) {
         self.limits = limits
         self.isHeadRequest = isHeadRequest
     }
 
     /// Whether any byte of a response has been read.
-    var hasStarted: Bool { headBytes > 0 || !line.isEmpty }
+    package var hasStarted: Bool { headBytes > 0 || !line.isEmpty }
 
     /// Whether the response has ended.
-    var isComplete: Bool {
+    package var isComplete: Bool {
         if case .complete = state { return true }
         return false
     }
 
     /// The body bytes read so far.
-    var bodyBytesRead: Int64 { bodyBytes }
+    package var bodyBytesRead: Int64 { bodyBytes }
 
     /// Reads bytes, reporting what they complete.
     ///
@@ -104,7 +112,7 @@ struct ResponseParser {
     /// - Returns: How many bytes belong to the response; fewer than given when the response ended before them.
     /// - Throws: ``ResponseProtocolError`` for a response that breaks the protocol or a limit, or what `report`
     ///   throws.
-    mutating func parse(
+    package mutating func parse(
         _ bytes: UnsafeRawBufferPointer,
         _ report: (Event) throws -> Void
     ) throws -> Int {
@@ -155,7 +163,7 @@ struct ResponseParser {
     ///
     /// - Parameter report: Called with ``Event/end`` when the close completes a body read to it.
     /// - Throws: ``ResponseProtocolError`` saying how far the response had come when the close cut it short.
-    mutating func parseEndOfStream(_ report: (Event) throws -> Void) throws {
+    package mutating func parseEndOfStream(_ report: (Event) throws -> Void) throws {
         switch state {
         case .untilClose:
             state = .complete
@@ -481,14 +489,17 @@ struct ResponseParser {
         return text
     }
 
-    /// Text for an error message: in quotes, at most 80 characters, control characters shown as escapes.
+    /// Text for an error message: in quotes, at most 80 Unicode scalars, control characters shown as escapes.
     static func quoted<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         quoted(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// Text for an error message: in quotes, at most 80 characters, control characters shown as escapes.
+    /// Text for an error message: in quotes, at most 80 Unicode scalars, control characters shown as escapes.
+    ///
+    /// Scalars, not characters: a character may hold any number of them, and the message would grow with the line.
     static func quoted(_ text: String) -> String {
-        let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+        let scalars = text.unicodeScalars
+        let shown = scalars.count > 80 ? String(String.UnicodeScalarView(scalars.prefix(80))) + "…" : text
         return "\"" + shown.unicodeScalars.map { $0.value < 0x20 ? $0.escaped(asASCII: true) : String($0) }.joined()
             + "\""
     }

@@ -841,6 +841,11 @@ import Testing
         ),
         row("an empty name", "\(ok): 1\r\n\r\n", "a header name is not a valid token: \": 1\""),
         row("a line without a colon", "\(ok)X 1\r\n\r\n", "a header line has no colon: \"X 1\""),
+        row(
+            "a long line of one character is cut short in the message",
+            "\(ok)X\(String(repeating: "\u{301}", count: 1_000))\r\n\r\n",
+            "a header line has no colon: \"X\(String(repeating: "\u{301}", count: 79))…\""
+        ),
         row("a NUL in a value", "\(ok)X: a\u{0}b\r\n\r\n", "the value of header X holds a control character"),
         row("a bare CR in a value", "\(ok)X: a\rb\r\n\r\n", "the value of header X holds a control character"),
         row("a CR before the line's CRLF", "\(ok)X: a\r\r\n\r\n", "the value of header X holds a control character"),
