@@ -45,7 +45,17 @@ package enum HeaderValidation {
     /// The field of an error about a header: `headers.X-Trace`, or `headers["X Bad"]` with the name quoted when it
     /// is not a token, since it may hold spaces, dots, control characters or nothing at all.
     package static func field(naming name: String) -> String {
-        HTTPToken.isToken(name.utf8) ? "headers.\(name)" : "headers[\(String(reflecting: name))]"
+        let shown = excerpt(name)
+        return HTTPToken.isToken(name.utf8) && shown == name
+            ? "headers.\(name)" : "headers[\(String(reflecting: shown))]"
+    }
+
+    /// A caller's text as an error quotes it: at most 64 characters, then `…`, so that an error stays one short line
+    /// however long the text.
+    package static func excerpt(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard scalars.count > 64 else { return text }
+        return String(String.UnicodeScalarView(scalars.prefix(64))) + "…"
     }
 
     /// Whether a character may not go into a header line: a control character other than the tab (the C0 and C1

@@ -84,7 +84,8 @@ extension URLRequest {
         let length = digits ? Int64(value) : nil
         let reason: String
         if length == nil {
-            reason = "the value \"\(value)\" is not a length in decimal digits"
+            reason =
+                "the value \(String(reflecting: HeaderValidation.excerpt(value))) is not a length in decimal digits"
         } else if let httpBody, Int64(httpBody.count) != length {
             reason = "the value \(value) does not match the body's \(httpBody.count) bytes"
         } else if httpBody == nil, httpBodyStream == nil, length != 0 {

@@ -135,4 +135,20 @@ import FoundationNetworking
         #expect(url.path(percentEncoded: true) == "/a%20b")
         #expect(url.query(percentEncoded: true) == "q=1%202")
     }
+
+    /// A field name or length of any size is quoted in 64 characters at most, so that the error stays one short line
+    /// (the request validation's fuzzer found a name of four kilobytes quoted whole).
+    @Test func quotesALongNameOrLengthInShort() throws {
+        var request = URLRequest(url: try #require(URL(string: "http://example.com/")))
+        request.allHTTPHeaderFields = [String(repeating: "n", count: 4_000) + "\u{1A}": "1"]
+        let name = #expect(throws: EndpointBuildError.self) { try request.validateForSending(as: "Long") }
+        #expect(
+            name?.description == #"Long.headers[""# + String(repeating: "n", count: 64)
+                + #"…"]: the name holds U+001A, which a header name cannot"#
+        )
+        request.allHTTPHeaderFields = ["Content-Length": String(repeating: "9", count: 4_000)]
+        request.httpBody = Data("x".utf8)
+        let length = #expect(throws: EndpointBuildError.self) { try request.validateForSending(as: "Long") }
+        #expect(length?.description.utf8.count ?? .max < 200)
+    }
 }

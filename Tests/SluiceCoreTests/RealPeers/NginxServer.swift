@@ -323,6 +323,10 @@ extension NginxServer {
                     location = /empty {
                         return 204;
                     }
+                    location = /small-upload {
+                        client_max_body_size 1k;
+                        return 200 "never";
+                    }
                     location = /redirect {
                         return 302 /small.json;
                     }

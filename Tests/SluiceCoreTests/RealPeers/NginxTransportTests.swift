@@ -117,6 +117,18 @@ struct NginxTransportTests {
         #expect(response.headers[.contentType] == "application/json")
     }
 
+    /// An early response: nginx answers 413 from the head of an upload far over its limit, before reading the body.
+    ///
+    /// Both transports hand over the 413 rather than fail on the body nginx no longer reads, and serve the next
+    /// request.
+    @Test(arguments: TransportKind.allCases)
+    func anEarlyResponseToAnUploadIsHandedOver(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
+        let response = try await send("/small-upload", method: "POST", body: Data(count: 8 << 20), with: performer)
+        #expect(response.status.code == 413)
+        #expect(try await send("/small.json", with: performer).body == NginxServer.smallJSON)
+    }
+
     /// A 1.5 MiB body arrives whole, every byte in place.
     @Test(arguments: TransportKind.allCases)
     func largeBodyArrivesIntact(_ kind: TransportKind) async throws {
