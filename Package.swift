@@ -36,11 +36,13 @@ let package = Package(
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
         // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
         .target(name: "JSONFuzzSupport", dependencies: ["SluiceJSON"]),
-        .executableTarget(name: "json-fuzzer", dependencies: ["JSONFuzzSupport"]),
+        // The program around each fuzzer's check: libFuzzer's driver, or a replay of the files it is given.
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "json-fuzzer", dependencies: ["JSONFuzzSupport", "FuzzDriver"]),
         // The fuzzer for the parsers of bytes from the network (the HTTP/1.1 response parser, lines, server-sent
         // events, the multipart encoder) and the invariants it checks, which the tests also check on what it found.
         .target(name: "HTTPFuzzSupport", dependencies: ["SluiceCore", "SluiceEndpoints"]),
-        .executableTarget(name: "http-fuzzer", dependencies: ["HTTPFuzzSupport"]),
+        .executableTarget(name: "http-fuzzer", dependencies: ["HTTPFuzzSupport", "FuzzDriver"]),
         // What more than one test target uses: a seedable random generator.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(

@@ -1,5 +1,5 @@
 // A libFuzzer target for the parsers of bytes from the network, one at a time, named by SLUICE_FUZZ_TARGET
-// (response-parser, lines, server-sent-events or multipart):
+// (response-parser, lines, server-sent-events, multipart or request-validation):
 //
 //     swift build -c release --product http-fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
 //         -Xswiftc -use-ld=lld
@@ -12,6 +12,7 @@
 // Built without -DFUZZING (as `swift build` does), it replays the input files named on its command line.
 import Dispatch
 import Foundation
+import FuzzDriver
 import HTTPFuzzSupport
 
 /// The target that SLUICE_FUZZ_TARGET names; the program stops when it names none.
@@ -49,39 +50,10 @@ func check(_ bytes: [UInt8]) {
     }
 }
 
-#if FUZZING
-// libFuzzer's driver, from the runtime that -sanitize=fuzzer links in. SwiftPM gives the executable its own `main`,
-// so the program starts here and hands libFuzzer the command line and the function to call for every input.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
 @main
 enum Fuzz {
     static func main() {
         _ = target
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        let status = runFuzzerDriver(&argc, &argv) { start, count in
-            check(Array(UnsafeRawBufferPointer(start: start, count: count)))
-            return 0
-        }
-        exit(status)
+        runFuzzer { bytes in check(Array(bytes)) }
     }
 }
-#else
-/// Replays the files named on the command line.
-@main
-enum Replay {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            check(Array(data))
-            print("ok: \(path)")
-        }
-    }
-}
-#endif

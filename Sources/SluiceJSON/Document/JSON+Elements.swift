@@ -19,9 +19,6 @@ extension JSON {
         /// The number of elements.
         public var count: Int { storage.containerCount(entry) }
 
-        /// Whether the array is empty.
-        public var isEmpty: Bool { count == 0 }
-
         /// The element at a position.
         ///
         /// - Parameter position: A valid position in the array.

@@ -18,12 +18,6 @@ extension JSON {
         /// The position after the last member.
         public var endIndex: Index { Index(entry: storage.next(entry)) }
 
-        /// The number of members, a repeated key counted each time.
-        public var count: Int { storage.containerCount(entry) }
-
-        /// Whether the object is empty.
-        public var isEmpty: Bool { count == 0 }
-
         /// The member at a position.
         ///
         /// - Parameter position: A valid position among the members.
@@ -56,6 +50,9 @@ extension JSON {
                 return nil
             }
         }
+
+        /// The number of members, a repeated key counted each time.
+        public var count: Int { storage.containerCount(entry) }
 
         /// The keys, in document order, a repeated key listed each time.
         public var keys: [String] {
