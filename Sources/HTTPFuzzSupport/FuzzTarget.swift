@@ -10,9 +10,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case serverSentEvents = "server-sent-events"
     /// The multipart form encoder's boundary and part headers.
     case multipart
-    // Request validation (`URLRequest.validateForSending(as:)`) gets its target here: any method, header fields, URL
-    // and body, checked to be refused with an `EndpointBuildError` naming the field, or accepted and written by
-    // `RequestHead` as exactly one request with the fields as given, the same read whole or in chunks.
+    /// The check of every request before it is sent, and the head the transport writes for what it accepts.
+    case requestValidation = "request-validation"
 
     /// Checks one input of the fuzzer.
     ///
@@ -32,6 +31,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .lines: await LineInvariants.violation(in: input)
         case .serverSentEvents: await ServerSentEventInvariants.violation(in: input)
         case .multipart: MultipartInvariants.violation(in: input)
+        case .requestValidation: RequestValidationInvariants.violation(in: input)
         }
     }
 }

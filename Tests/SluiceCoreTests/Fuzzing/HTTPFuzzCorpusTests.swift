@@ -32,7 +32,7 @@ import Testing
 
     /// How many inputs each target's file holds, so that a file cut short fails.
     static let corpusSizes: [FuzzTarget: Int] = [
-        .responseParser: 667, .lines: 247, .serverSentEvents: 596, .multipart: 539,
+        .responseParser: 667, .lines: 247, .serverSentEvents: 596, .multipart: 539, .requestValidation: 741,
     ]
 
     @Test(arguments: FuzzTarget.allCases)
@@ -50,6 +50,9 @@ import Testing
     @Test func theInputsThatBrokeAnInvariantStayFixed() async throws {
         let form = try #require(Data(base64Encoded: "j5Df/5L//y0tQg=="))
         #expect(await FuzzTarget.multipart.violation(in: form) == nil)
+        // A field name of kilobytes with a control character in it, quoted whole in the validation's error.
+        let name = "GET\u{FF}a\u{FF}" + String(repeating: "n", count: 2_000) + "\u{1A}\u{FF}1"
+        #expect(await FuzzTarget.requestValidation.violation(in: Self.input(name)) == nil)
         let line = "HTTP/1.1 200 OK\r\nX" + String(repeating: "\u{301}", count: 400) + "\r\n\r\n"
         #expect(await FuzzTarget.responseParser.violation(in: ChunkedInput(payload: Array(line.utf8))) == nil)
     }
@@ -91,9 +94,29 @@ import Testing
         "\u{FF}\u{FF}\u{FF}",
     ])
     func formsKeepTheInvariants(_ fields: String) async {
-        // The fields are separated by 0xFF, which is not UTF-8: the text's U+00FF is written as that one byte.
-        let payload = fields.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
-        let input = ChunkedInput(payload: payload)
-        #expect(await FuzzTarget.multipart.violation(in: input) == nil)
+        #expect(await FuzzTarget.multipart.violation(in: Self.input(fields)) == nil)
+    }
+
+    /// An input of fields separated by 0xFF, which is not UTF-8: the text's U+00FF is written as that one byte, and
+    /// every other character below U+0100 as its own byte too.
+    static func input(_ fields: String, flags: UInt8 = 0) -> ChunkedInput {
+        ChunkedInput(payload: fields.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }, flags: flags)
+    }
+
+    @Test(arguments: [
+        "GET\u{FF}users?id=1\u{FF}Accept\u{FF}application/json",
+        "GET /admin HTTP/1.1\r\nX: 1\u{FF}a",
+        "POST\u{FF}up\u{FF}Content-Length\u{FF}5\u{FF}hello",
+        "POST\u{FF}up\u{FF}Content-Length\u{FF}6\u{FF}hello",
+        "POST\u{FF}up\u{FF}Transfer-Encoding\u{FF}chunked\u{FF}hello",
+        "GET\u{FF}a\u{FF}X-A\u{FF}1\r\nX-Injected: 2",
+        "GET\u{FF}a\u{FF}X A\u{FF}1",
+        "GET\u{FF}a\u{FF}X-A\u{FF}caf\u{E9}\t\u{85}",
+        "\u{FF}a",
+    ])
+    func requestsKeepTheInvariants(_ fields: String) async {
+        for flags: UInt8 in [0, 1, 3] {
+            #expect(await FuzzTarget.requestValidation.violation(in: Self.input(fields, flags: flags)) == nil)
+        }
     }
 }

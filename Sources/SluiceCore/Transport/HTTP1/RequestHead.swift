@@ -1,9 +1,9 @@
 import Foundation
 
 /// A request as HTTP/1.1 sends it: the head's bytes and how the body follows.
-struct RequestHead {
+package struct RequestHead {
     /// How the body is framed on the wire.
-    enum BodyFraming: Equatable {
+    package enum BodyFraming: Equatable {
         /// No body, or one of this many bytes sent after the head.
         case length(Int64)
         /// A stream of unknown length, in chunks.
@@ -11,11 +11,11 @@ struct RequestHead {
     }
 
     /// The request line and header fields, ending with the empty line.
-    var bytes: Data
+    package var bytes: Data
     /// The body's framing.
-    var framing: BodyFraming
+    package var framing: BodyFraming
     /// The method, as sent.
-    var method: String
+    package var method: String
 
     /// Serializes a request for a connection to its origin.
     ///
@@ -29,7 +29,7 @@ struct RequestHead {
     ///   - target: Where it goes.
     /// - Throws: ``SluiceError`` when the request breaks a rule of `URLRequest.validateForSending(as:)`: the client
     ///   checked it, but a performer can be called directly, and nothing the caller could not have meant goes out.
-    init(_ request: URLRequest, target: Origin) throws(SluiceError) {
+    package init(_ request: URLRequest, target: Origin) throws(SluiceError) {
         try request.validateForTransport()
         let method = request.httpMethod ?? "GET"
         self.method = method
@@ -87,7 +87,7 @@ struct RequestHead {
 }
 
 /// Where a connection goes: a host and port over TCP, or a Unix domain socket; connections are pooled per origin.
-struct Origin: Hashable, Sendable, CustomStringConvertible {
+package struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// How to reach the origin.
     enum Address: Hashable, Sendable {
         /// A host name or address and a port, over TCP.
@@ -111,7 +111,7 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The origin as a log or an error names it: `127.0.0.1:8080`, or `unix:/var/run/docker.sock`.
-    var description: String {
+    package var description: String {
         switch address {
         case .tcp(let host, let port):
             host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -125,7 +125,7 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - url: The request's URL.
     ///   - unixSocketPath: A socket every `http://` request goes to instead of its host, when set.
-    init?(_ url: URL, unixSocketPath: String?) {
+    package init?(_ url: URL, unixSocketPath: String?) {
         switch url.scheme?.lowercased() {
         case "http":
             if let unixSocketPath {
