@@ -170,6 +170,46 @@ struct NginxTLSTransportTests {
         server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key, upstream: upstream.baseURL))
     }
 
+    /// Each document and framing nginx serves arrives over TLS as over plain HTTP: lengths, chunks, no body,
+    /// redirects followed, a missing document a 404.
+    @Test(arguments: [
+        ("/small.json", 200, NginxServer.smallJSON),
+        ("/chunked.json", 200, NginxServer.smallJSON),
+        ("/large.bin", 200, NginxServer.largeBinary),
+        ("/users.json", 200, NginxServer.usersJSON),
+        ("/redirect", 200, NginxServer.smallJSON),
+        ("/redirect-absolute", 200, NginxServer.smallJSON),
+        ("/empty", 204, Data()),
+        ("/missing.json", 404, nil),
+    ])
+    func documentsArriveAsOverPlainHTTP(_ path: String, status: Int, body: Data?) async throws {
+        let response = try await tlsPerformer(pki).perform(URLRequest(url: try server.httpsURL(path)))
+        #expect(response.status.code == status)
+        if let body {
+            #expect(response.body == body)
+        }
+        if path.hasPrefix("/redirect") {
+            #expect(response.url?.absoluteString == "https://localhost:\(server.tlsPort ?? 0)/small.json")
+        }
+    }
+
+    /// A hundred requests in a row, HEAD among them, are carried by one connection kept alive.
+    @Test func sequentialRequestsReuseAConnection() async throws {
+        let performer = try tlsPerformer(pki)
+        var head = URLRequest(url: try server.httpsURL("/large.bin"))
+        head.httpMethod = "HEAD"
+        let headResponse = try await performer.perform(head)
+        #expect(headResponse.headers[.contentLength] == "\(NginxServer.largeBinary.count)")
+        #expect(headResponse.body.isEmpty)
+        var last = ""
+        for _ in 0..<100 {
+            let response = try await performer.perform(URLRequest(url: try server.httpsURL("/connection")))
+            last = String(decoding: response.body, as: UTF8.self)
+        }
+        #expect(last.split(separator: " ").last == "101")
+        #expect(performer.openConnections == 1)
+    }
+
     /// A large body streamed with a small read-ahead arrives whole: reading stops and resumes many times, with
     /// records left inside TLS while the socket is quiet.
     @Test func aStreamedBodyWithBackPressureArrivesWhole() async throws {
