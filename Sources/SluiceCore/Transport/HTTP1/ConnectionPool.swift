@@ -260,7 +260,8 @@ final class ConnectionPool: Sendable {
                     message: "could not connect to \(origin): \(error)",
                     underlyingError: URLError(.cannotConnectToHost)
                 )
-            } catch let error as SluiceError {
+            } catch let error as SluiceError where (error.underlyingError as? URLError)?.code == .cannotConnectToHost {
+                // The next address may answer; a failure after connecting (TLS) would fail there too.
                 lastError = error
             }
         }

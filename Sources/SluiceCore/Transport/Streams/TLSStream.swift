@@ -56,6 +56,10 @@ final class TLSStream: @unchecked Sendable {
     private(set) var endedWithoutCloseNotify = false
     /// The TLS failure that ended the stream, after a read or write failed.
     private(set) var failure: String?
+    /// The protocol the server chose by ALPN, such as `http/1.1`; `nil` when it chose none.
+    ///
+    /// HTTP/2, when it comes, is chosen by it: a connection that carries several streams at once.
+    private(set) var negotiatedProtocol: String?
     /// Whether the session has been kept for the origin's next connection.
     private var sessionRemembered = false
 
@@ -208,6 +212,7 @@ final class TLSStream: @unchecked Sendable {
         openSSL.get0ALPNSelected(ssl, &data, &length)
         if let data, length > 0 {
             let selected = String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+            negotiatedProtocol = selected
             guard selected == "http/1.1" else {
                 return Self.failure(
                     "the server \(origin) chose the protocol \(selected) by ALPN, which was not offered",
