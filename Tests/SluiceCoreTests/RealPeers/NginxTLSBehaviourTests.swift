@@ -143,7 +143,7 @@ struct NginxTLSConfigurationTests {
     /// A server that accepts the connection and never answers the handshake fails it at the connect timeout.
     @Test func aStalledHandshakeEndsAtTheConnectTimeout() async throws {
         let silent = try SilentListener()
-        defer { silent.close() }
+        defer { silent.stop() }
         let performer = try tlsPerformer(pki, connectTimeout: .milliseconds(200))
         let url = try #require(URL(string: "https://localhost:\(silent.port)/"))
         let error = await #expect(throws: URLError.self) { _ = try await performer.perform(URLRequest(url: url)) }
@@ -294,7 +294,7 @@ struct NginxTLSTransportTests {
     /// the response may have been cut short, after the bytes that arrived whole.
     @Test func aStreamCutWithoutCloseNotifyFailsTheBody() async throws {
         let relay = try CuttingRelay(to: try #require(server.tlsPort), cuttingAfter: 100_000)
-        defer { relay.close() }
+        defer { relay.stop() }
         let performer = try tlsPerformer(pki)
         let url = try #require(URL(string: "https://localhost:\(relay.port)/large.bin"))
         let response = try await performer.stream(URLRequest(url: url))
@@ -327,26 +327,39 @@ final class SilentListener: Sendable {
     ///
     /// - Throws: ``SocketError`` when a call failed.
     init() throws {
+        socket = try Self.listeningSocket()
+        port = Self.port(of: socket)
+    }
+
+    /// Stops listening.
+    func stop() {
+        socket.closeDescriptor()
+    }
+
+    /// A TCP socket listening on a free loopback port.
+    ///
+    /// - Throws: ``SocketError`` when a call failed.
+    static func listeningSocket() throws -> Socket {
         let socket = try Socket.stream(family: AF_INET)
         guard let address = SocketAddress.numeric(host: "127.0.0.1", port: 0),
             address.withSockaddr({ bind(socket.descriptor, $0, $1) }) == 0,
             listen(socket.descriptor, 8) == 0
         else {
+            let code = errno
             socket.closeDescriptor()
-            throw SocketError("bind", errno: errno)
+            throw SocketError("bind", errno: code)
         }
+        return socket
+    }
+
+    /// The port a socket is bound to.
+    static func port(of socket: Socket) -> Int {
         var bound = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket.descriptor, $0, &length) }
         }
-        self.socket = socket
-        port = Int(UInt16(bigEndian: bound.sin_port))
-    }
-
-    /// Stops listening.
-    func close() {
-        socket.closeDescriptor()
+        return Int(UInt16(bigEndian: bound.sin_port))
     }
 }
 
@@ -357,7 +370,7 @@ final class SilentListener: Sendable {
 final class CuttingRelay: Sendable {
     /// The port the relay listens on.
     let port: Int
-    private let listener: Int32
+    private let listener: Socket
 
     /// Listens on a free loopback port, and relays the first connection to `target`.
     ///
@@ -366,18 +379,16 @@ final class CuttingRelay: Sendable {
     ///   - limit: How many of the server's bytes reach the client before the cut.
     /// - Throws: ``SocketError`` when the relay could not listen.
     init(to target: Int, cuttingAfter limit: Int) throws {
-        let listener = try Self.socket(bindingTo: 0)
-        guard listen(listener, 4) == 0 else {
-            Glibc.close(listener)
-            throw SocketError("listen", errno: errno)
-        }
+        let listener = try SilentListener.listeningSocket()
+        Self.makeBlocking(listener)
         self.listener = listener
-        port = Self.port(of: listener)
+        port = SilentListener.port(of: listener)
         Thread.detachNewThread {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            let accepted = accept(listener.descriptor, nil, nil)
+            guard accepted >= 0 else { return }
+            let client = Socket(descriptor: accepted)
             guard let server = try? Self.connect(to: target) else {
-                Glibc.close(client)
+                client.closeDescriptor()
                 return
             }
             let upstreamDone = DispatchSemaphore(value: 0)
@@ -386,72 +397,62 @@ final class CuttingRelay: Sendable {
                 upstreamDone.signal()
             }
             Self.copy(from: server, to: client, limit: limit)
-            shutdown(client, Int32(SHUT_RDWR))
-            shutdown(server, Int32(SHUT_RDWR))
+            // Both ways end at once: the other thread's read returns, and no close_notify is sent.
+            shutdown(client.descriptor, Int32(SHUT_RDWR))
+            shutdown(server.descriptor, Int32(SHUT_RDWR))
             upstreamDone.wait()
-            Glibc.close(client)
-            Glibc.close(server)
+            client.closeDescriptor()
+            server.closeDescriptor()
         }
     }
 
     /// Stops listening.
-    func close() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
+    func stop() {
+        shutdown(listener.descriptor, Int32(SHUT_RDWR))
+        listener.closeDescriptor()
     }
 
     /// Copies bytes from one blocking socket to another until the first ends or `limit` bytes have passed.
-    private static func copy(from source: Int32, to destination: Int32, limit: Int) {
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+    private static func copy(from source: Socket, to destination: Socket, limit: Int) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 16)
+        defer { buffer.deallocate() }
         var passed = 0
         while passed < limit {
-            let count = recv(source, &buffer, min(buffer.count, limit - passed), 0)
-            guard count > 0 else { return }
+            let wanted = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, limit - passed)])
+            guard case .transferred(let count) = source.receive(into: wanted) else { return }
             var sent = 0
             while sent < count {
-                let written = buffer[sent..<count].withUnsafeBytes {
-                    send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-                guard written > 0 else { return }
+                guard
+                    case .transferred(let written) = destination.sendSome(
+                        UnsafeRawBufferPointer(rebasing: buffer[sent..<count])
+                    )
+                else { return }
                 sent += written
             }
             passed += count
         }
     }
 
-    /// A blocking TCP socket bound to a loopback port (0 for any).
-    private static func socket(bindingTo port: Int) throws -> Int32 {
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw SocketError("socket", errno: errno) }
-        guard let address = SocketAddress.numeric(host: "127.0.0.1", port: port),
-            address.withSockaddr({ bind(descriptor, $0, $1) }) == 0
-        else {
-            Glibc.close(descriptor)
-            throw SocketError("bind", errno: errno)
-        }
-        return descriptor
-    }
-
     /// A blocking TCP socket connected to a loopback port.
-    private static func connect(to port: Int) throws -> Int32 {
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw SocketError("socket", errno: errno) }
-        guard let address = SocketAddress.numeric(host: "127.0.0.1", port: port),
-            address.withSockaddr({ Glibc.connect(descriptor, $0, $1) }) == 0
-        else {
-            Glibc.close(descriptor)
-            throw SocketError("connect", errno: errno)
+    private static func connect(to port: Int) throws -> Socket {
+        let socket = try Socket.stream(family: AF_INET)
+        makeBlocking(socket)
+        guard let address = SocketAddress.numeric(host: "127.0.0.1", port: port) else {
+            socket.closeDescriptor()
+            throw SocketError("connect", errno: EINVAL)
         }
-        return descriptor
+        do {
+            _ = try socket.connect(to: address)
+        } catch {
+            socket.closeDescriptor()
+            throw error
+        }
+        return socket
     }
 
-    /// The port a socket is bound to.
-    private static func port(of descriptor: Int32) -> Int {
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: bound.sin_port))
+    /// Makes a socket's calls wait, as the relay's threads want.
+    private static func makeBlocking(_ socket: Socket) {
+        let flags = fcntl(socket.descriptor, F_GETFL)
+        _ = fcntl(socket.descriptor, F_SETFL, flags & ~O_NONBLOCK)
     }
 }
