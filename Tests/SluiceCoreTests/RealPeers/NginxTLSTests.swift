@@ -68,136 +68,143 @@ func failureMessage(_ url: URL, with performer: SocketRequestPerformer) async ->
     return error?.message
 }
 
-/// A good chain works; each bad certificate fails with an error naming what was wrong.
+/// The TLS suites against nginx, one test at a time: together with the rest of the tests they would weigh on the
+/// process's memory, which the soak's suite measures.
 @Suite(.serialized, .enabled(if: tlsPeersPresent, tlsPeersMissing))
-struct NginxTLSVerificationTests {
-    let pki: TestPKI
+enum NginxTLSTests {}
 
-    init() throws {
-        pki = try requirePKI()
-    }
+/// A good chain works; each bad certificate fails with an error naming what was wrong.
+extension NginxTLSTests {
+    @Suite
+    struct VerificationTests {
+        let pki: TestPKI
 
-    /// With the test root added, documents arrive whole, the connection is kept alive, and one connection carries
-    /// the requests in turn.
-    @Test func aGoodChainServesTheDocuments() async throws {
-        let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-        let performer = try tlsPerformer(pki)
-        for _ in 0..<3 {
-            let small = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
-            #expect(small.status.code == 200)
-            #expect(small.body == NginxServer.smallJSON)
+        init() throws {
+            pki = try requirePKI()
         }
-        let large = try await performer.perform(URLRequest(url: try server.httpsURL("/large.bin")))
-        #expect(large.body == NginxServer.largeBinary)
-        let connection = try await performer.perform(URLRequest(url: try server.httpsURL("/connection")))
-        #expect(String(decoding: connection.body, as: UTF8.self).split(separator: " ").last == "5")
-        let host = try await performer.perform(URLRequest(url: try server.httpsURL("/echo-host")))
-        #expect(String(decoding: host.body, as: UTF8.self) == "localhost:\(server.tlsPort ?? 0)")
-        #expect(performer.openConnections == 1)
-    }
 
-    /// A trust root given as PEM bytes, alone (without the system's), is trusted as one from a file is.
-    @Test func aTrustRootFromBytesAlone() async throws {
-        let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-        let root = try Data(contentsOf: pki.root)
-        let performer = try tlsPerformer(pki, trustingTestRoot: false) {
-            $0.trustsSystemRoots = false
-            $0.additionalTrustRoots = [.bytes(root)]
+        /// With the test root added, documents arrive whole, the connection is kept alive, and one connection carries
+        /// the requests in turn.
+        @Test func aGoodChainServesTheDocuments() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let performer = try tlsPerformer(pki)
+            for _ in 0..<3 {
+                let small = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
+                #expect(small.status.code == 200)
+                #expect(small.body == NginxServer.smallJSON)
+            }
+            let large = try await performer.perform(URLRequest(url: try server.httpsURL("/large.bin")))
+            #expect(large.body == NginxServer.largeBinary)
+            let connection = try await performer.perform(URLRequest(url: try server.httpsURL("/connection")))
+            #expect(String(decoding: connection.body, as: UTF8.self).split(separator: " ").last == "5")
+            let host = try await performer.perform(URLRequest(url: try server.httpsURL("/echo-host")))
+            #expect(String(decoding: host.body, as: UTF8.self) == "localhost:\(server.tlsPort ?? 0)")
+            #expect(performer.openConnections == 1)
         }
-        let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
-        #expect(response.body == NginxServer.smallJSON)
-    }
 
-    /// Without the test root, the chain's issuer is unknown.
-    @Test func anUnknownIssuerFails() async throws {
-        let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-        let performer = try tlsPerformer(pki, trustingTestRoot: false)
-        let message = await failureMessage(try server.httpsURL("/small.json"), with: performer)
-        #expect(
-            message
-                == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
-        )
-        #expect(performer.openConnections == 0, "a connection that failed TLS is not pooled")
-    }
+        /// A trust root given as PEM bytes, alone (without the system's), is trusted as one from a file is.
+        @Test func aTrustRootFromBytesAlone() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let root = try Data(contentsOf: pki.root)
+            let performer = try tlsPerformer(pki, trustingTestRoot: false) {
+                $0.trustsSystemRoots = false
+                $0.additionalTrustRoots = [.bytes(root)]
+            }
+            let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
+            #expect(response.body == NginxServer.smallJSON)
+        }
 
-    /// A chain without its intermediate cannot be verified up to the root.
-    @Test func aMissingIntermediateFails() async throws {
-        let server = try await startTLSServer(.init(chain: pki.missingIntermediate.chain, key: pki.good.key))
-        let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
-        #expect(
-            message
-                == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
-        )
-    }
+        /// Without the test root, the chain's issuer is unknown.
+        @Test func anUnknownIssuerFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let performer = try tlsPerformer(pki, trustingTestRoot: false)
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: performer)
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
+            )
+            #expect(performer.openConnections == 0, "a connection that failed TLS is not pooled")
+        }
 
-    /// An expired certificate fails, and says so.
-    @Test func anExpiredCertificateFails() async throws {
-        let server = try await startTLSServer(.init(chain: pki.expired.chain, key: pki.expired.key))
-        let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
-        #expect(
-            message
-                == "the certificate of localhost:\(server.tlsPort ?? 0) has expired (certificate has expired, X509 error 10)"
-        )
-    }
+        /// A chain without its intermediate cannot be verified up to the root.
+        @Test func aMissingIntermediateFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.missingIntermediate.chain, key: pki.good.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
+            )
+        }
 
-    /// A certificate valid only from next year fails, and says so.
-    @Test func aNotYetValidCertificateFails() async throws {
-        let server = try await startTLSServer(.init(chain: pki.notYetValid.chain, key: pki.notYetValid.key))
-        let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
-        #expect(
-            message
-                == "the certificate of localhost:\(server.tlsPort ?? 0) is not yet valid (certificate is not yet valid, X509 error 9)"
-        )
-    }
+        /// An expired certificate fails, and says so.
+        @Test func anExpiredCertificateFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.expired.chain, key: pki.expired.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) has expired (certificate has expired, X509 error 10)"
+            )
+        }
 
-    /// A certificate for other names fails, naming the names it holds.
-    @Test func aCertificateForAnotherHostFails() async throws {
-        let server = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
-        let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
-        #expect(
-            message
-                == "the certificate of localhost:\(server.tlsPort ?? 0) is for wrong.example, other.example, not for localhost (hostname mismatch, X509 error 62)"
-        )
-    }
+        /// A certificate valid only from next year fails, and says so.
+        @Test func aNotYetValidCertificateFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.notYetValid.chain, key: pki.notYetValid.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is not yet valid (certificate is not yet valid, X509 error 9)"
+            )
+        }
 
-    /// A self-signed certificate fails, unless verification is turned off by its insecure switch.
-    @Test func aSelfSignedCertificateFailsUnlessVerificationIsOff() async throws {
-        let server = try await startTLSServer(.init(chain: pki.selfSigned.chain, key: pki.selfSigned.key))
-        let url = try server.httpsURL("/small.json")
-        let message = await failureMessage(url, with: try tlsPerformer(pki))
-        #expect(
-            message
-                == "the certificate of localhost:\(server.tlsPort ?? 0) is self-signed, and not one this client trusts (self-signed certificate, X509 error 18)"
-        )
-        let insecure = try tlsPerformer(pki) { $0.insecurelySkippingVerification = true }
-        #expect(try await insecure.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
-    }
+        /// A certificate for other names fails, naming the names it holds.
+        @Test func aCertificateForAnotherHostFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is for wrong.example, other.example, not for localhost (hostname mismatch, X509 error 62)"
+            )
+        }
 
-    /// An IP address is checked against the certificate's IP addresses: one it holds works, one it lacks fails.
-    @Test func anIPAddressIsCheckedAgainstTheCertificate() async throws {
-        let server = try await startTLSServer(.init(chain: pki.ipAddress.chain, key: pki.ipAddress.key))
-        let performer = try tlsPerformer(pki)
-        let response = try await performer.perform(
-            URLRequest(url: try server.httpsURL("/small.json", host: "127.0.0.1"))
-        )
-        #expect(response.body == NginxServer.smallJSON)
+        /// A self-signed certificate fails, unless verification is turned off by its insecure switch.
+        @Test func aSelfSignedCertificateFailsUnlessVerificationIsOff() async throws {
+            let server = try await startTLSServer(.init(chain: pki.selfSigned.chain, key: pki.selfSigned.key))
+            let url = try server.httpsURL("/small.json")
+            let message = await failureMessage(url, with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is self-signed, and not one this client trusts (self-signed certificate, X509 error 18)"
+            )
+            let insecure = try tlsPerformer(pki) { $0.insecurelySkippingVerification = true }
+            #expect(try await insecure.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
+        }
 
-        let other = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
-        let message = await failureMessage(try other.httpsURL("/small.json", host: "127.0.0.1"), with: performer)
-        #expect(
-            message
-                == "the certificate of 127.0.0.1:\(other.tlsPort ?? 0) is for wrong.example, other.example, not for 127.0.0.1 (IP address mismatch, X509 error 64)"
-        )
-    }
+        /// An IP address is checked against the certificate's IP addresses: one it holds works, one it lacks fails.
+        @Test func anIPAddressIsCheckedAgainstTheCertificate() async throws {
+            let server = try await startTLSServer(.init(chain: pki.ipAddress.chain, key: pki.ipAddress.key))
+            let performer = try tlsPerformer(pki)
+            let response = try await performer.perform(
+                URLRequest(url: try server.httpsURL("/small.json", host: "127.0.0.1"))
+            )
+            #expect(response.body == NginxServer.smallJSON)
 
-    /// A plain HTTP server answers a handshake with an HTTP error: the failure says the port serves http://.
-    @Test func aPlainHTTPServerOnTheTLSPortFails() async throws {
-        let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-        let url = try #require(URL(string: "https://localhost:\(server.port)/small.json"))
-        let message = await failureMessage(url, with: try tlsPerformer(pki))
-        #expect(
-            message
-                == "the server localhost:\(server.port) answered the TLS handshake in plain HTTP: it serves http://, not https://, on this port"
-        )
+            let other = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
+            let message = await failureMessage(try other.httpsURL("/small.json", host: "127.0.0.1"), with: performer)
+            #expect(
+                message
+                    == "the certificate of 127.0.0.1:\(other.tlsPort ?? 0) is for wrong.example, other.example, not for 127.0.0.1 (IP address mismatch, X509 error 64)"
+            )
+        }
+
+        /// A plain HTTP server answers a handshake with an HTTP error: the failure says the port serves http://.
+        @Test func aPlainHTTPServerOnTheTLSPortFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let url = try #require(URL(string: "https://localhost:\(server.port)/small.json"))
+            let message = await failureMessage(url, with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the server localhost:\(server.port) answered the TLS handshake in plain HTTP: it serves http://, not https://, on this port"
+            )
+        }
     }
 }
