@@ -1,8 +1,8 @@
 import Foundation
 
-/// Sluice's own ``RequestPerformer``: HTTP/1.1 over POSIX sockets, for `http://` over TCP and over Unix domain
-/// sockets, with kept-alive connections pooled per origin, on a few event-loop threads (epoll on Linux, kqueue on
-/// Apple platforms) shared by every performer.
+/// Sluice's own ``RequestPerformer``: HTTP/1.1 over POSIX sockets, for `http://` and `https://` over TCP and for
+/// Unix domain sockets, with kept-alive connections pooled per origin, on a few event-loop threads (epoll on Linux,
+/// kqueue on Apple platforms) shared by every performer.
 ///
 /// It exists because URLSession on Linux costs several hundred microseconds of CPU per request and cannot reach a
 /// Unix socket. Opt in with one line:
@@ -11,8 +11,17 @@ import Foundation
 /// let client = APIClient(requestPerformer: SocketRequestPerformer())
 /// ```
 ///
-/// One performer serves every URL: `http://` it sends itself; `https://` and any other scheme go to the
-/// ``Configuration/fallback`` performer, a ``NetworkRequestPerformer`` by default, since this transport has no TLS.
+/// One performer serves every URL: `http://` it sends itself, and `https://` too where it ``handlesHTTPS``; other
+/// schemes go to the ``Configuration/fallback`` performer, a ``NetworkRequestPerformer`` by default.
+///
+/// **HTTPS.** On Linux TLS comes from the system's OpenSSL, loaded at run time (`libssl.so.3`, else
+/// `libssl.so.1.1`), the library FoundationNetworking's libcurl loads already; nothing of it is linked, so the package
+/// builds without its headers. Certificates are verified against the system's trust store and the URL's host name or
+/// IP address, TLS 1.2 at least, as ``Configuration/tls`` says (``TLSConfiguration``: extra trust roots, pinned
+/// keys, a client certificate). Where OpenSSL cannot be loaded (a fully static program), and on Apple platforms,
+/// where URLSession uses the system's own TLS and trust settings, `https://` goes to the fallback, unless
+/// ``Configuration/tls`` asks for more than the default: a fallback would not honour pins or trust roots, so those
+/// requests fail instead.
 ///
 /// **Unix domain sockets.** A URL with the scheme `http+unix` and the socket's path, percent-encoded, as its host
 /// goes to that socket: `http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json` asks the Docker engine for
@@ -83,9 +92,11 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var followsRedirectsFromHTTPSToHTTP: Bool
         /// The socket every `http://` request goes to instead of its host, if set.
         public var unixSocketPath: String?
+        /// How `https://` connections are secured; verified against the system's trust store by default.
+        public var tls: TLSConfiguration
         /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
         ///
-        /// Those are `https://` and every scheme but `http` and `http+unix`.
+        /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
         public var fallback: any RequestPerformer
 
         /// Creates a configuration; every parameter has the default its property documents.
@@ -103,7 +114,8 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - maximumRedirects: The most redirects followed for one request.
         ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed.
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
-        ///   - fallback: What sends `https://` and other schemes.
+        ///   - tls: How `https://` connections are secured.
+        ///   - fallback: What sends the schemes the performer does not.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
             connectTimeout: Duration? = .seconds(10),
@@ -117,6 +129,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             maximumRedirects: Int = 16,
             followsRedirectsFromHTTPSToHTTP: Bool = false,
             unixSocketPath: String? = nil,
+            tls: TLSConfiguration = TLSConfiguration(),
             fallback: any RequestPerformer = NetworkRequestPerformer()
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
@@ -131,6 +144,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.maximumRedirects = max(0, maximumRedirects)
             self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
             self.unixSocketPath = unixSocketPath
+            self.tls = tls
             self.fallback = fallback
         }
     }
@@ -144,6 +158,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Parameter configuration: Limits, timeouts and the fallback; the defaults suit most services.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        handlesHTTPS = Self.httpsUnavailableReason == nil
         pool = ConnectionPool(
             settings: ConnectionPool.Settings(
                 maximumConnectionsPerOrigin: configuration.maximumConnectionsPerOrigin,
@@ -155,9 +170,30 @@ public final class SocketRequestPerformer: RequestPerformer {
                     headBytes: configuration.maximumHeaderBytes,
                     headTime: configuration.maximumHeadTime
                 ),
-                readAhead: configuration.streamReadAhead
+                readAhead: configuration.streamReadAhead,
+                tls: configuration.tls
             )
         )
+    }
+
+    /// Whether this performer sends `https://` requests itself, rather than handing them to its fallback.
+    ///
+    /// `true` on Linux when the system's OpenSSL could be loaded; `false` where it could not (a fully static program;
+    /// ``httpsUnavailableReason`` says why) and on Apple platforms, where URLSession applies the system's own TLS
+    /// policy and trust settings, which a user and their device management expect every app to honour.
+    public let handlesHTTPS: Bool
+
+    /// Why this transport does not send `https://` itself, or `nil` when it does.
+    public static var httpsUnavailableReason: String? {
+        // Apple platforms keep URLSession for https: the system's TLS and trust settings apply there.
+        #if canImport(Darwin)
+        return "on Apple platforms https:// goes to URLSession, which applies the system's TLS and trust settings"
+        #else
+        switch OpenSSL.shared {
+        case .success: return nil
+        case .failure(let error): return error.description
+        }
+        #endif
     }
 
     deinit {
@@ -226,7 +262,10 @@ public final class SocketRequestPerformer: RequestPerformer {
     ) async throws -> Response {
         var current = request
         for _ in 0...configuration.maximumRedirects {
-            guard let url = current.url, let origin = Origin(url, unixSocketPath: configuration.unixSocketPath) else {
+            guard let url = current.url,
+                let origin = Origin(url, unixSocketPath: configuration.unixSocketPath, servesHTTPS: handlesHTTPS)
+            else {
+                try refuseFallbackWithoutTLSSettings(current)
                 return try await fallback(current)
             }
             let response = try await exchange(current, origin: origin, attach: attach)
@@ -277,6 +316,20 @@ public final class SocketRequestPerformer: RequestPerformer {
                 fresh = true
             }
         }
+    }
+
+    /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than
+    /// the default: the fallback would not honour pins, trust roots or a client identity.
+    private func refuseFallbackWithoutTLSSettings(_ request: URLRequest) throws(SluiceError) {
+        guard request.url?.scheme?.lowercased() == "https", !configuration.tls.isDefault,
+            let reason = Self.httpsUnavailableReason
+        else { return }
+        throw SluiceError(
+            .transport,
+            message:
+                "the request to \(request.url?.absoluteString ?? "?") was not sent: its TLS configuration cannot be honoured, since \(reason)",
+            underlyingError: URLError(.secureConnectionFailed)
+        )
     }
 
     /// The request a redirect asks for, or `nil` when the response is not one to follow.

@@ -45,4 +45,22 @@ extension URLError {
             ]
         )
     }
+
+    /// The error of a TLS handshake that did not finish within the connect timeout, which bounds the connection
+    /// attempt and its handshake together.
+    ///
+    /// - Parameters:
+    ///   - origin: Where it was connecting to.
+    ///   - timeout: The limit.
+    /// - Returns: A `timedOut` error whose description names both.
+    static func handshakeTimeout(_ origin: String, _ timeout: Duration) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "the TLS handshake with \(origin) did not finish within the connect timeout of "
+                    + PipelineMetrics.format(timeout)
+            ]
+        )
+    }
 }

@@ -98,11 +98,19 @@ import Testing
     }
 
     /// Runs requests `range` through `client`, `width` at a time, and records how each ended, once.
+    ///
+    /// - Parameters:
+    ///   - range: The numbers of the requests.
+    ///   - width: How many run at once.
+    ///   - client: The client that sends them.
+    ///   - url: The URL of request `number`: ``url(for:on:)`` on the server, or on a front of it.
+    ///   - hanging: The requests at the server's `/hang/*` route.
+    ///   - endings: Where each request's ending is recorded.
     static func run(
         _ range: Range<Int>,
         width: Int,
         client: APIClient,
-        server: LoopbackServer,
+        url: @escaping @Sendable (Int) -> URL,
         hanging: Hanging,
         endings: Locked<[Int: Ending]>
     ) async {
@@ -113,7 +121,7 @@ import Testing
                 next += 1
                 group.addTask {
                     let ending: Ending
-                    let call = Call(url: url(for: number, on: server))
+                    let call = Call(url: url(number))
                     if Kind(number) == .cancelled {
                         // Cancelled once at the server; one that ends before it gets there ends as it did, and fails
                         // the check of its ending.
@@ -191,12 +199,13 @@ import Testing
         // running beside it for seconds.
         let total = kind == .sockets && Self.sanitizer != nil ? 1_000 : 10_000
         let warmUp = Locked<[Int: Ending]>([:])
-        await Self.run(0..<2_000, width: 64, client: client, server: server, hanging: hanging, endings: warmUp)
+        let url = { @Sendable number in Self.url(for: number, on: server) }
+        await Self.run(0..<2_000, width: 64, client: client, url: url, hanging: hanging, endings: warmUp)
         let afterWarmUp = Self.residentBytes()
 
         let endings = Locked<[Int: Ending]>([:])
         let start = ContinuousClock.now
-        await Self.run(0..<total, width: 64, client: client, server: server, hanging: hanging, endings: endings)
+        await Self.run(0..<total, width: 64, client: client, url: url, hanging: hanging, endings: endings)
         let elapsed = ContinuousClock.now - start
         let afterRun = Self.residentBytes()
 
@@ -266,5 +275,51 @@ import Testing
         #expect(requestsInFlight(base) == 0)
         #expect(deduplicated.callsInFlight == 0)
         #expect(server.openConnections == 0)
+    }
+
+    /// Sluice's own transport over TLS, with nginx in front of the loopback server: thousands of requests, 64 at a
+    /// time, successes, server errors, slow answers, dropped connections (which nginx answers with 502) and requests
+    /// cancelled in flight, each end as they should; nothing is left in flight, and the connections stay within the
+    /// limit and are reused.
+    ///
+    /// In this suite, which runs one test at a time, so that its load does not weigh on the memory measured above.
+    @Test(.enabled(if: tlsPeersPresent, tlsPeersMissing))
+    func thousandsOfRequestsOverTLSSixtyFourAtATime() async throws {
+        let pki = try requirePKI()
+        let upstream = try LoopbackServer(requestLogLimit: 100)
+        let hanging = SoakTests.Hanging()
+        SoakTests.install(on: upstream, hanging: hanging)
+        let server = try await startTLSServer(
+            .init(chain: pki.good.chain, key: pki.good.key, upstream: upstream.baseURL)
+        )
+        let base = try server.httpsURL("/proxy")
+        let performer = try tlsPerformer(pki)
+        let client = APIClient(requestPerformer: performer)
+        let total = SoakTests.sanitizer == nil ? 2_000 : 500
+        let endings = Locked<[Int: SoakTests.Ending]>([:])
+        await SoakTests.run(
+            0..<total,
+            width: 64,
+            client: client,
+            url: { number in
+                base.appendingPathComponent(SoakTests.url(for: number, on: upstream).path)
+            },
+            hanging: hanging,
+            endings: endings
+        )
+        let results = endings.withLock { $0 }
+        let wrong = (0..<total).filter { number in
+            let expected = SoakTests.Kind(number) == .dropped ? .failure(.status) : SoakTests.expected(for: number)
+            return results[number] != expected
+        }
+        #expect(
+            wrong.isEmpty,
+            "\(wrong.count) requests ended wrongly, first: \(wrong.prefix(5).map { ($0, results[$0]) })"
+        )
+        try await performer.requestsInFlightGauge.wait(for: "every transfer to end") { $0 == 0 }
+        #expect(performer.openConnections <= 64)
+        #expect(performer.idleConnections == performer.openConnections)
+        let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
+        #expect(response.body == NginxServer.smallJSON)
     }
 }

@@ -42,6 +42,8 @@ final class NginxServer: Sendable {
     let baseURL: URL
     /// The loopback port it listens on.
     let port: Int
+    /// The loopback port it listens on with TLS, when it was started with a ``TLSSite``.
+    let tlsPort: Int?
     /// The path of the Unix domain socket it also listens on, inside its directory.
     let unixSocketPath: String
     /// The temporary directory that holds its configuration, documents, logs and socket.
@@ -71,34 +73,42 @@ final class NginxServer: Sendable {
     /// - Returns: The running server, accepting connections on ``baseURL`` and ``unixSocketPath``; `nil` when
     ///   ``executable`` is `nil`.
     /// - Throws: ``NginxServerError`` when nginx did not start, with its error log.
-    static func start() throws -> NginxServer? {
+    static func start(tls: TLSSite? = nil) throws -> NginxServer? {
         guard let executable else {
             return nil
         }
-        return try NginxServer(executable: executable)
+        return try NginxServer(executable: executable, tls: tls)
     }
 
     /// Starts a server as ``start()`` does, on a thread of its own: starting waits for nginx to accept connections,
     /// and a wait on one of the cooperative pool's or Dispatch's few threads would hold up the tests running beside
     /// it.
     ///
+    /// - Parameter tls: The TLS site to serve as well, if any.
     /// - Returns: The running server, or `nil` when there is no nginx to start.
     /// - Throws: ``NginxServerError`` when nginx did not start.
-    static func startOffThePool() async throws -> NginxServer? {
-        try await offThePool { try start() }
+    static func startOffThePool(tls: TLSSite? = nil) async throws -> NginxServer? {
+        try await offThePool { try start(tls: tls) }
     }
 
     /// Writes the directory and starts nginx in it, on a new free port each time another process took the port
     /// first.
     ///
-    /// - Parameter executable: The nginx executable.
+    /// - Parameters:
+    ///   - executable: The nginx executable.
+    ///   - tls: The TLS site to serve as well, if any.
     /// - Throws: ``NginxServerError`` when nginx did not start.
-    private init(executable: URL) throws {
+    private init(executable: URL, tls: TLSSite?) throws {
         let directory = try Self.makeDirectory()
         let socketPath = directory.appendingPathComponent("nginx.sock").path
         do {
             try Self.writeDocuments(into: directory)
-            let (process, exited, port) = try Self.launchOnFreePort(executable, in: directory, socketPath: socketPath)
+            let (process, exited, port, tlsPort) = try Self.launchOnFreePort(
+                executable,
+                in: directory,
+                socketPath: socketPath,
+                tls: tls
+            )
             guard let url = URL(string: "http://127.0.0.1:\(port)") else {
                 process.terminate()
                 throw NginxServerError(description: "no URL for port \(port)")
@@ -106,6 +116,7 @@ final class NginxServer: Sendable {
             self.process = process
             self.exited = exited
             self.port = port
+            self.tlsPort = tlsPort
             self.baseURL = url
         } catch {
             try? FileManager.default.removeItem(at: directory)
@@ -161,6 +172,84 @@ final class NginxServer: Sendable {
     /// - Returns: The URL, or `nil` without an IPv6 loopback.
     func ipv6URL(_ path: String) -> URL? {
         Self.hasIPv6Loopback ? URL(string: "http://[::1]:\(port)\(path)") : nil
+    }
+}
+
+// MARK: - TLS
+
+extension NginxServer {
+    /// A server block with TLS, on a port of its own, serving the same documents.
+    struct TLSSite: Sendable {
+        /// The certificate chain the server presents, its own certificate first.
+        var chain: URL
+        /// Its private key.
+        var key: URL
+        /// The protocol versions it accepts, as nginx's `ssl_protocols` names them.
+        var protocols = "TLSv1.2 TLSv1.3"
+        /// The root a client's certificate must chain to, when the server requires one.
+        var clientCertificateAuthority: URL?
+        /// The most requests a connection carries before the server closes it; nginx's default when `nil`.
+        var keepaliveRequests: Int?
+        /// A plain HTTP server that `/proxy/` forwards to, unbuffered, as a TLS front for its faults.
+        var upstream: URL?
+    }
+
+    /// The URL of a path on the TLS site.
+    ///
+    /// - Parameters:
+    ///   - path: The path, with its leading `/`.
+    ///   - host: The host to name: `localhost`, or an address.
+    /// - Returns: The URL, `https://<host>:<tlsPort><path>`.
+    /// - Throws: ``NginxServerError`` when the server has no TLS site.
+    func httpsURL(_ path: String, host: String = "localhost") throws -> URL {
+        guard let tlsPort, let url = URL(string: "https://\(host):\(tlsPort)\(path)") else {
+            throw NginxServerError(description: "the server has no TLS site")
+        }
+        return url
+    }
+
+    /// The TLS site's access log, a line a request: whether its session was resumed (`r` or `.`), and the protocol.
+    var tlsAccessLog: [String] {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("tls-access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// `/proxy/` forwarded to an upstream server without buffering, so that its pace and its faults reach the client.
+    private static func proxyLocation(_ upstream: URL) -> String {
+        """
+        location /proxy/ {
+            proxy_pass \(upstream.absoluteString.hasSuffix("/") ? upstream.absoluteString : upstream.absoluteString + "/");
+            proxy_buffering off;
+            proxy_http_version 1.1;
+            proxy_read_timeout 60s;
+        }
+        """
+    }
+
+    /// The server block of a TLS site.
+    private static func tlsServer(_ site: TLSSite, port: Int, directory: URL) -> String {
+        let clientCertificate =
+            site.clientCertificateAuthority.map {
+                "ssl_client_certificate \($0.path); ssl_verify_client on; ssl_verify_depth 3;"
+            } ?? ""
+        return """
+                log_format sluice_tls '$ssl_session_reused $ssl_protocol';
+                server {
+                    listen 127.0.0.1:\(port) ssl;
+                    server_name localhost;
+                    root \(directory.path)/www;
+                    access_log \(directory.path)/tls-access.log sluice_tls;
+                    ssl_certificate \(site.chain.path);
+                    ssl_certificate_key \(site.key.path);
+                    ssl_protocols \(site.protocols);
+                    ssl_session_cache shared:SSL:1m;
+                    ssl_session_tickets on;
+                    \(clientCertificate)
+                    \(site.keepaliveRequests.map { "keepalive_requests \($0);" } ?? "")
+                    \(site.upstream.map(proxyLocation) ?? "")
+                    \(locations(directory: directory))
+                }
+            """
     }
 }
 
@@ -281,8 +370,14 @@ extension NginxServer {
     ///   - directory: The server's directory.
     ///   - port: The loopback port to listen on.
     ///   - socketPath: The Unix domain socket to listen on.
+    ///   - tls: The TLS site, and the port it listens on, if any.
     /// - Returns: The text of `nginx.conf`.
-    private static func configuration(directory: URL, port: Int, socketPath: String) -> String {
+    private static func configuration(
+        directory: URL,
+        port: Int,
+        socketPath: String,
+        tls: (site: TLSSite, port: Int)?
+    ) -> String {
         let path = directory.path
         return """
             daemon off;
@@ -320,6 +415,18 @@ extension NginxServer {
                     server_name localhost;
                     root \(path)/www;
 
+                    \(locations(directory: directory))
+                }
+            \(tls.map { tlsServer($0.site, port: $0.port, directory: directory) } ?? "")
+            }
+
+            """
+    }
+
+    /// The locations every server block serves, as ``NginxServer`` lists them.
+    private static func locations(directory: URL) -> String {
+        let path = directory.path
+        return """
                     location = /empty {
                         return 204;
                     }
@@ -351,9 +458,6 @@ extension NginxServer {
                         ssi on;
                         ssi_types application/json;
                     }
-                }
-            }
-
             """
     }
 
@@ -444,19 +548,28 @@ extension NginxServer {
     ///   - executable: The nginx executable.
     ///   - directory: The server's directory.
     ///   - socketPath: The Unix domain socket.
-    /// - Returns: The running process, the signal fired when it has exited, and its port.
+    ///   - tls: The TLS site to serve as well, if any.
+    /// - Returns: The running process, the signal fired when it has exited, its port, and its TLS site's port.
     /// - Throws: ``NginxServerError`` when nginx did not start.
     private static func launchOnFreePort(
         _ executable: URL,
         in directory: URL,
-        socketPath: String
-    ) throws -> (Process, Signal, Int) {
+        socketPath: String,
+        tls: TLSSite?
+    ) throws -> (Process, Signal, Int, Int?) {
         var attempt = 1
         while true {
             let port = try freePort()
+            let tlsPort = tls == nil ? nil : try freePort()
             do {
-                let (process, exited) = try launch(executable, in: directory, port: port, socketPath: socketPath)
-                return (process, exited, port)
+                let (process, exited) = try launch(
+                    executable,
+                    in: directory,
+                    port: port,
+                    socketPath: socketPath,
+                    tls: tls.flatMap { site in tlsPort.map { (site, $0) } }
+                )
+                return (process, exited, port, tlsPort)
             } catch let error as NginxServerError where error.addressInUse && attempt < 5 {
                 attempt += 1
             }
@@ -471,6 +584,7 @@ extension NginxServer {
     ///   - directory: The server's directory.
     ///   - port: The loopback port.
     ///   - socketPath: The Unix domain socket.
+    ///   - tls: The TLS site and its port, if any.
     /// - Returns: The running process, and the signal fired when it has exited.
     /// - Throws: ``NginxServerError`` with the error log when nginx exited or did not accept a connection within
     ///   5 seconds.
@@ -478,7 +592,8 @@ extension NginxServer {
         _ executable: URL,
         in directory: URL,
         port: Int,
-        socketPath: String
+        socketPath: String,
+        tls: (site: TLSSite, port: Int)?
     ) throws -> (Process, Signal) {
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         let errorLog = directory.appendingPathComponent("error.log")
@@ -489,7 +604,7 @@ extension NginxServer {
         for leftover in [errorLog, output, pidFile, URL(fileURLWithPath: socketPath)] {
             try? FileManager.default.removeItem(at: leftover)
         }
-        try Data(configuration(directory: directory, port: port, socketPath: socketPath).utf8)
+        try Data(configuration(directory: directory, port: port, socketPath: socketPath, tls: tls).utf8)
             .write(to: configurationFile)
         try Data().write(to: output)
 
@@ -516,7 +631,9 @@ extension NginxServer {
         // which it writes after opening its sockets and installing its signal handlers (before them, a SIGTERM from
         // stop() would kill it rather than ask it to exit), then a connection it accepts.
         let deadline = ContinuousClock.now + .seconds(5)
-        while !FileManager.default.fileExists(atPath: pidFile.path) || !acceptsConnections(port: port) {
+        while !FileManager.default.fileExists(atPath: pidFile.path) || !acceptsConnections(port: port)
+            || !(tls.map { acceptsConnections(port: $0.port) } ?? true)
+        {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 if process.isRunning {
                     process.terminate()

@@ -373,21 +373,47 @@ import Testing
         #expect(error?.message == "more than 3 redirects, starting at \(server.url("/loop"))")
     }
 
-    @Test func handsHTTPSToTheFallback() async throws {
-        struct Recording: RequestPerformer {
-            let seen = Locked<[URL]>([])
-            func perform(_ request: URLRequest) async throws -> HTTPResponse {
-                seen.withLock { $0.append(request.url!) }
-                return HTTPResponse(status: .ok, body: Data("from the fallback".utf8))
-            }
-        }
-        let fallback = Recording()
+    @Test func handsOtherSchemesToTheFallback() async throws {
+        let fallback = RecordingFallback()
         let performer = SocketRequestPerformer(configuration: .init(fallback: fallback))
-        let url = URL(string: "https://example.invalid/secure")!
+        let url = URL(string: "ftp://example.invalid/file")!
         let response = try await performer.perform(URLRequest(url: url))
         #expect(String(decoding: response.body, as: UTF8.self) == "from the fallback")
         #expect(fallback.seen.withLock { $0 } == [url])
         #expect(performer.openConnections == 0)
+    }
+
+    /// Where OpenSSL is loaded, `https://` is sent by the performer itself (here, to a host that does not resolve);
+    /// elsewhere it goes to the fallback.
+    @Test func sendsHTTPSItselfWhereItCan() async throws {
+        let fallback = RecordingFallback()
+        let performer = SocketRequestPerformer(configuration: .init(fallback: fallback))
+        #expect(performer.handlesHTTPS == (SocketRequestPerformer.httpsUnavailableReason == nil))
+        let url = URL(string: "https://example.invalid/secure")!
+        if performer.handlesHTTPS {
+            let error = await #expect(throws: SluiceError.self) {
+                _ = try await performer.perform(URLRequest(url: url))
+            }
+            #expect(error?.message.hasPrefix("could not resolve example.invalid") == true)
+            #expect(fallback.seen.withLock { $0 }.isEmpty)
+        } else {
+            _ = try await performer.perform(URLRequest(url: url))
+            #expect(fallback.seen.withLock { $0 } == [url])
+        }
+    }
+
+    /// A TLS configuration the fallback could not honour (a pin) fails an `https://` request the performer cannot
+    /// send itself, rather than letting it go out unpinned; where it can, the pin is the performer's to check.
+    @Test func neverFallsBackWithTLSSettingsItCannotHonour() async throws {
+        let fallback = RecordingFallback()
+        let tls = TLSConfiguration(pinnedPublicKeys: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="])
+        let performer = SocketRequestPerformer(configuration: .init(tls: tls, fallback: fallback))
+        let url = URL(string: "https://example.invalid/secure")!
+        let error = await #expect(throws: SluiceError.self) { _ = try await performer.perform(URLRequest(url: url)) }
+        if !performer.handlesHTTPS {
+            #expect(error?.message.hasPrefix("the request to \(url) was not sent: its TLS configuration") == true)
+        }
+        #expect(fallback.seen.withLock { $0 }.isEmpty)
     }
 
     @Test func failsToConnectNamingTheAddress() async throws {
@@ -530,5 +556,18 @@ import Testing
         #expect(performer.openConnections == 0)
         let quick = try await performer.perform(URLRequest(url: server.url("/quick")))
         #expect(String(decoding: quick.body, as: UTF8.self) == "quick")
+    }
+}
+
+/// A fallback that records the URLs it was given and answers each.
+private struct RecordingFallback: RequestPerformer {
+    /// The URLs asked for, in order.
+    let seen = Locked<[URL]>([])
+
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        if let url = request.url {
+            seen.withLock { $0.append(url) }
+        }
+        return HTTPResponse(status: .ok, body: Data("from the fallback".utf8))
     }
 }

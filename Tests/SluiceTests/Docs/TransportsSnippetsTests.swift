@@ -59,4 +59,27 @@ import FoundationNetworking
         #expect(performer.configuration.maximumConnectionsPerOrigin == 64)
         #expect(performer.configuration.maximumBodySize == 8 << 20)
     }
+
+    @Test func configuringTLS() {
+        var tls = TLSConfiguration()
+        tls.additionalTrustRoots = [.file("/etc/company/ca.pem")]
+        tls.pinnedPublicKeys = ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="]
+        tls.clientIdentity = .init(
+            certificateChain: .file("/etc/company/client.pem"),
+            privateKey: .file("/etc/company/client.key")
+        )
+        let performer = SocketRequestPerformer(configuration: .init(tls: tls))
+        #expect(performer.configuration.tls.pinnedPublicKeys.count == 1)
+        #expect(performer.configuration.tls.minimumVersion == .tls12)
+        #expect(!performer.configuration.tls.insecurelySkippingVerification)
+    }
+
+    /// The example in ``TLSConfiguration``'s documentation.
+    @Test func tlsConfigurationDocumentation() {
+        var tls = TLSConfiguration()
+        tls.additionalTrustRoots = [.file("/etc/company/ca.pem")]
+        tls.pinnedPublicKeys = ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="]
+        let performer = SocketRequestPerformer(configuration: .init(tls: tls))
+        #expect(performer.configuration.tls.additionalTrustRoots == [.file("/etc/company/ca.pem")])
+    }
 }

@@ -25,6 +25,8 @@ extension PhaseResult {
 struct Report {
     /// The `/1k.json` phases, wrk's among them.
     let small: [PhaseResult]
+    /// The `/1k.json` phases over HTTPS.
+    let https: [PhaseResult]
     /// The `/large.bin` phases.
     let large: [PhaseResult]
     /// The `/users.json` phases.
@@ -75,6 +77,25 @@ struct Report {
                     ratio(result.requestsPerSecond, wrk?.requestsPerSecond),
                 ])
             )
+        }
+        if !https.isEmpty {
+            lines.append("")
+            lines.append(
+                "**`GET /1k.json` over HTTPS** (TLS 1.3, an EC P-256 certificate; vs the same client over HTTP)"
+            )
+            lines.append("")
+            lines.append("| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs HTTP |")
+            lines.append("|---|--:|--:|--:|--:|--:|--:|")
+            for result in https {
+                let plain = small.first { $0.name == result.name && $0.concurrency == result.concurrency }
+                lines.append(
+                    row([
+                        result.name, "\(result.concurrency)", format(result.requestsPerSecond, 0),
+                        duration(result.percentile(0.5)), duration(result.percentile(0.99)),
+                        duration(result.cpuPerRequest), ratio(result.requestsPerSecond, plain?.requestsPerSecond),
+                    ])
+                )
+            }
         }
         lines.append("")
         lines.append("**`GET /large.bin`** (\(large.first?.bodyBytes ?? 0) bytes as `Data`, one request at a time)")

@@ -77,10 +77,25 @@ struct ServerError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// An nginx serving ``Corpus`` on a free loopback port, from a temporary directory of its own.
+/// An nginx serving ``Corpus`` on a free loopback port, from a temporary directory of its own, and over TLS on three
+/// more when `openssl` is there to make a certificate.
 final class NginxServer: @unchecked Sendable {
+    /// The ports it listens on with TLS, each serving the same files.
+    struct TLSPorts {
+        /// Connections kept alive, as on ``NginxServer/port``.
+        let keptAlive: UInt16
+        /// A connection per request, its session resumed from the last one's (tickets and a session cache).
+        let resuming: UInt16
+        /// A connection per request, each a full handshake: no tickets, no session cache.
+        let full: UInt16
+    }
+
     /// The port it listens on.
     let port: UInt16
+    /// The ports it listens on with TLS; `nil` without `openssl`.
+    let tlsPorts: TLSPorts?
+    /// The self-signed certificate of the TLS ports, for `127.0.0.1`: the one root a client must trust.
+    let certificate: URL?
     /// The number of nginx worker processes.
     let workers: Int
     /// The directory holding the configuration, the files, the logs and the temporary files.
@@ -108,13 +123,19 @@ final class NginxServer: @unchecked Sendable {
         try Corpus.large.write(to: root.appendingPathComponent("large.bin"))
         try Corpus.users.write(to: root.appendingPathComponent("users.json"))
 
+        let certificate = Self.makeCertificate(in: directory)
+        self.certificate = certificate
         var lastError = "no attempt"
         for _ in 0..<5 {
             let port = try freePort()
+            let tlsPorts =
+                certificate == nil
+                ? nil : TLSPorts(keptAlive: try freePort(), resuming: try freePort(), full: try freePort())
             let configuration = directory.appendingPathComponent("nginx.conf")
             let text = Self.configuration(
                 directory: directory.path,
                 port: port,
+                tlsPorts: tlsPorts,
                 workers: workers,
                 modules: Self.temporaryPathModules(executable)
             )
@@ -126,8 +147,10 @@ final class NginxServer: @unchecked Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            if waitForListener(port: port, process: process) {
+            let tlsListening = tlsPorts.map { waitForListener(port: $0.full, process: process) } ?? true
+            if waitForListener(port: port, process: process) && tlsListening {
                 self.port = port
+                self.tlsPorts = tlsPorts
                 self.process = process
                 return
             }
@@ -173,9 +196,77 @@ final class NginxServer: @unchecked Sendable {
         return url
     }
 
+    /// The URL of a path on a TLS port.
+    ///
+    /// - Parameters:
+    ///   - path: The path, starting with a slash.
+    ///   - port: The port, one of ``tlsPorts``.
+    /// - Returns: The URL.
+    func httpsURL(_ path: String, port: UInt16) -> URL {
+        guard let url = URL(string: "https://127.0.0.1:\(port)\(path)") else {
+            fatalError("no URL for \(path)")
+        }
+        return url
+    }
+
+    /// Makes a self-signed certificate for `127.0.0.1` (EC P-256, as most services now use) with `openssl`.
+    ///
+    /// - Returns: The certificate, beside its key `tls.key`; `nil` without `openssl`.
+    private static func makeCertificate(in directory: URL) -> URL? {
+        guard let openssl = findExecutable("openssl") else { return nil }
+        let certificate = directory.appendingPathComponent("tls.pem")
+        let key = directory.appendingPathComponent("tls.key")
+        _ = run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key.path,
+                "-out", certificate.path, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                "subjectAltName=IP:127.0.0.1",
+            ]
+        )
+        chmod(key.path, 0o644)
+        return FileManager.default.fileExists(atPath: certificate.path) ? certificate : nil
+    }
+
+    /// The server blocks of the TLS ports.
+    private static func tlsServers(directory: String, ports: TLSPorts) -> String {
+        let common = """
+                    root \(directory)/www;
+                    ssl_certificate \(directory)/tls.pem;
+                    ssl_certificate_key \(directory)/tls.key;
+                    ssl_protocols TLSv1.2 TLSv1.3;
+            """
+        return """
+                server {
+                    listen 127.0.0.1:\(ports.keptAlive) ssl;
+            \(common)
+                }
+                server {
+                    listen 127.0.0.1:\(ports.resuming) ssl;
+            \(common)
+                    keepalive_requests 1;
+                    ssl_session_cache shared:resuming:1m;
+                    ssl_session_tickets on;
+                }
+                server {
+                    listen 127.0.0.1:\(ports.full) ssl;
+            \(common)
+                    keepalive_requests 1;
+                    ssl_session_cache off;
+                    ssl_session_tickets off;
+                }
+            """
+    }
+
     /// The configuration: in the foreground, no access log, everything nginx writes inside `directory`, and
     /// kept-alive connections that are never closed for their number of requests.
-    private static func configuration(directory: String, port: UInt16, workers: Int, modules: [String]) -> String {
+    private static func configuration(
+        directory: String,
+        port: UInt16,
+        tlsPorts: TLSPorts?,
+        workers: Int,
+        modules: [String]
+    ) -> String {
         let temporaryPaths = (["client_body"] + modules).map { "    \($0)_temp_path \(directory)/temp-\($0);" }
         let user = geteuid() == 0 ? "user nobody nogroup;\n" : ""
         return """
@@ -204,6 +295,7 @@ final class NginxServer: @unchecked Sendable {
                     listen 127.0.0.1:\(port);
                     root \(directory)/www;
                 }
+            \(tlsPorts.map { tlsServers(directory: directory, ports: $0) } ?? "")
             }
 
             """

@@ -5,6 +5,9 @@
 // and stops it at the end; nginx (Debian: `apt-get install nginx-light wrk`) must be installed, wrk is optional.
 // Three files are served: `/1k.json` (a JSON object of about 1 KB), `/large.bin` (1.5 MiB) and `/users.json`
 // (1,000 users, about 1.5 MB).
+// When `openssl` is installed, nginx serves them over TLS as well, with a self-signed certificate made for the run:
+// Sluice's own transport is measured over HTTPS on kept-alive connections, and with a new connection per request,
+// its session resumed or not (the handshake's cost).
 //
 // Every client runs for a short warm-up, discarded, and then for the measured time, with one task and with 16 tasks
 // each sending one request after another. Each request's duration is taken on a `ContinuousClock`; CPU per request
@@ -211,6 +214,49 @@ for concurrency in concurrencies {
     }
 }
 
+// The same over HTTPS, on Sluice's own transport: kept-alive connections at 1 and 16, then a new connection for every
+// request, its session resumed or not, the cost of the handshake. URLSession has no row: on Linux it trusts only the
+// system's CA bundle, which the certificate made here for 127.0.0.1 is not in.
+var https: [PhaseResult] = []
+var tlsPerformer: SocketRequestPerformer?
+if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
+    let tls = TLSConfiguration(additionalTrustRoots: [.file(certificate.path)])
+    let performer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 16, tls: tls))
+    tlsPerformer = performer
+    let client = APIClient(requestPerformer: performer)
+    let url = server.httpsURL("/1k.json", port: tlsPorts.keptAlive)
+    let request = makeRequest(url)
+    for concurrency in concurrencies {
+        let phases: [(String, @Sendable () async throws -> Int)] = [
+            ("APIClient + SocketRequestPerformer", { try await client.perform(FetchData(url: url)).count }),
+            ("SocketRequestPerformer.perform", { try bodySize(await performer.perform(request)) }),
+        ]
+        for (name, request) in phases {
+            let result = await phase(
+                name,
+                group: "1k https",
+                concurrency: concurrency,
+                bodyBytes: smallBytes,
+                request: request
+            )
+            https += result.map { [$0] } ?? []
+        }
+    }
+    let newConnections: [(String, UInt16)] = [
+        ("SocketRequestPerformer, new connection, session resumed", tlsPorts.resuming),
+        ("SocketRequestPerformer, new connection, full handshake", tlsPorts.full),
+    ]
+    for (name, port) in newConnections {
+        let request = makeRequest(server.httpsURL("/1k.json", port: port))
+        let result = await phase(name, group: "1k https", concurrency: 1, bodyBytes: smallBytes) {
+            try bodySize(await performer.perform(request))
+        }
+        https += result.map { [$0] } ?? []
+    }
+} else {
+    print("(openssl not found: the HTTPS rows are left out)")
+}
+
 // A large body, one request after another.
 let largeURL = server.url("/large.bin")
 let largeRequest = makeRequest(largeURL)
@@ -223,13 +269,23 @@ for (name, request) in largePhases {
     let result = await phase(name, group: "1.5MB", concurrency: 1, bodyBytes: Corpus.large.count, request: request)
     large += result.map { [$0] } ?? []
 }
+if let tlsPerformer, let tlsPorts = server.tlsPorts {
+    let request = makeRequest(server.httpsURL("/large.bin", port: tlsPorts.keptAlive))
+    let result = await phase(
+        "SocketRequestPerformer.perform, HTTPS",
+        group: "1.5MB",
+        concurrency: 1,
+        bodyBytes: Corpus.large.count
+    ) { try bodySize(await tlsPerformer.perform(request)) }
+    large += result.map { [$0] } ?? []
+}
 
 // Fetching and decoding the user list, one request after another.
 let usersURL = server.url("/users.json")
 let usersRequest = makeRequest(usersURL)
 let userCount = Corpus.userList.count
 var decode: [PhaseResult] = []
-let decodePhases: [(String, @Sendable () async throws -> Int)] = [
+var decodePhases: [(String, @Sendable () async throws -> Int)] = [
     (
         "URLSession + JSONDecoder",
         {
@@ -240,6 +296,13 @@ let decodePhases: [(String, @Sendable () async throws -> Int)] = [
     ("APIClient + NetworkRequestPerformer", { try await networkClient.perform(ListUsers(url: usersURL)).count }),
     ("APIClient + SocketRequestPerformer", { try await socketClient.perform(ListUsers(url: usersURL)).count }),
 ]
+if let tlsPerformer, let tlsPorts = server.tlsPorts {
+    let url = server.httpsURL("/users.json", port: tlsPorts.keptAlive)
+    let client = APIClient(requestPerformer: tlsPerformer)
+    decodePhases.append(
+        ("APIClient + SocketRequestPerformer, HTTPS", { try await client.perform(ListUsers(url: url)).count })
+    )
+}
 for (name, request) in decodePhases {
     // What is checked here is the number of users decoded.
     let result = await phase(
@@ -261,6 +324,7 @@ print(String(format: "total time: %.1f s\n", total.seconds))
 print(
     Report(
         small: small,
+        https: https,
         large: large,
         decode: decode,
         usersBytes: Corpus.users.count,
@@ -270,7 +334,7 @@ print(
     )
     .markdown
 )
-let failed = (small + large + decode).filter { $0.errors > 0 }
+let failed = (small + https + large + decode).filter { $0.errors > 0 }
 for result in failed {
     print("errors: \(result.name) ×\(result.concurrency): \(result.errors), first: \(result.firstError ?? "?")")
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One HTTP/1.1 connection: a non-blocking socket on an event loop, carrying one exchange at a time (no
-/// pipelining), kept alive between them by its pool.
+/// One HTTP/1.1 connection: a byte stream (a non-blocking socket on an event loop, plain or with TLS over it),
+/// carrying one exchange at a time (no pipelining), kept alive between them by its pool.
 ///
 /// The task that takes the connection from the pool writes its request itself, then the loop waits for the
 /// response and reads it: one thread handing over to another per request instead of two. Its state is guarded by a
@@ -12,7 +12,10 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     let loop: EventLoop
     /// Where it goes.
     let origin: Origin
-    private let socket: Socket
+    /// The bytes exchanged with the server, plain or TLS.
+    private let stream: ByteStream
+    /// The socket under the stream, for the loop and the connection attempt.
+    private var socket: Socket { stream.socket }
     private let pool: ConnectionPool
     private let limits: HeadLimits
 
@@ -35,6 +38,8 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     /// Whether the socket is registered with the loop.
     private var registered = false
     private var connecting: CheckedContinuation<Void, any Error>?
+    /// Whether the TCP connection is up: a TLS stream then shakes hands before the connection is ready.
+    private var tcpConnected = false
     private var connectTimer: UInt64?
     private var exchange: Exchange?
     private var parser = ResponseParser(
@@ -52,25 +57,46 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     /// The bytes of a streamed body read ahead of its reader before the socket stops being read.
     private let readAhead: Int
 
-    /// Opens a socket and starts connecting it; ``waitUntilConnected(timeout:)`` finishes.
+    /// Opens a socket and starts connecting it; ``waitUntilConnected(timeout:)`` finishes, with the TLS handshake
+    /// when the origin uses TLS.
     ///
-    /// - Throws: ``SocketError`` when the attempt failed at once.
+    /// - Parameters:
+    ///   - address: The address to connect to.
+    ///   - origin: Where it goes, as the pool names it.
+    ///   - tls: The TLS settings, for an origin that uses TLS.
+    ///   - loop: The loop the socket is registered on.
+    ///   - pool: The pool it goes back to.
+    ///   - limits: The limits of a response's head.
+    ///   - readAhead: The bytes of a streamed body read ahead of its reader.
+    /// - Throws: ``SocketError`` when the attempt failed at once, ``SluiceError`` when TLS could not be set up.
     init(
         to address: SocketAddress,
         origin: Origin,
+        tls: TLSContext?,
         loop: EventLoop,
         pool: ConnectionPool,
         limits: HeadLimits,
         readAhead: Int
-    ) throws(SocketError) {
+    ) throws {
         self.loop = loop
         self.origin = origin
         self.pool = pool
         self.limits = limits
         self.readAhead = readAhead
-        socket = try Socket.stream(family: address.family)
-        do throws(SocketError) {
+        let socket = try Socket.stream(family: address.family)
+        do {
             _ = try socket.connect(to: address)
+            if origin.usesTLS, case .tcp(let host, let port) = origin.address {
+                guard let tls else {
+                    throw SluiceError(.transport, message: "no TLS settings for \(origin)")
+                }
+                stream = ByteStream(
+                    socket: socket,
+                    tls: try TLSStream(context: tls, socket: socket, host: host, port: port)
+                )
+            } else {
+                stream = ByteStream(socket: socket, tls: nil)
+            }
         } catch {
             socket.closeDescriptor()
             throw error
@@ -103,7 +129,11 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                             self.connectTimer = self.loop.schedule(at: self.loop.now + timeout) {
                                 self.lock.withLock { _ in
                                     self.connectTimer = nil
-                                    self.finishConnecting(URLError.connectTimeout(self.origin.description, timeout))
+                                    self.finishConnecting(
+                                        self.tcpConnected
+                                            ? URLError.handshakeTimeout(self.origin.description, timeout)
+                                            : URLError.connectTimeout(self.origin.description, timeout)
+                                    )
                                 }
                             }
                         }
@@ -130,6 +160,18 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         } else {
             setInterest([])
             continuation.resume()
+        }
+    }
+
+    /// Takes the TLS handshake as far as the socket allows, then waits for what it needs; call on the loop, with
+    /// the lock held, while connecting.
+    private func shakeHands() {
+        guard let tls = stream.tls else { return }
+        switch tls.handshake() {
+        case .done: finishConnecting(nil)
+        case .wantsReadable: setInterest(.readable)
+        case .wantsWritable: setInterest(.writable)
+        case .failed(let error): finishConnecting(error)
         }
     }
 
@@ -163,9 +205,16 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     private func handleLocked(readable: Bool, writable: Bool) {
         guard !isClosed else { return }
         if connecting != nil {
-            guard writable else { return }
-            let code = socket.pendingError()
-            finishConnecting(code == 0 ? nil : Self.connectError(origin, SocketError("connect", errno: code)))
+            if !tcpConnected {
+                guard writable else { return }
+                let code = socket.pendingError()
+                guard code == 0, stream.tls != nil else {
+                    finishConnecting(code == 0 ? nil : Self.connectError(origin, SocketError("connect", errno: code)))
+                    return
+                }
+                tcpConnected = true
+            }
+            shakeHands()
             return
         }
         guard let exchange else {
@@ -241,7 +290,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 continue
             }
             let result = output.withUnsafeBytes { bytes in
-                socket.sendSome(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
+                stream.sendSome(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
             }
             switch result {
             case .transferred(let count):
@@ -267,6 +316,16 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 keepAlive = false
                 return
             }
+        }
+        // What the stream took and still holds (TLS records) goes out before the request counts as sent.
+        switch stream.flush() {
+        case .wouldBlock:
+            setInterest(interest.union(.writable))
+            return
+        case .failed:
+            keepAlive = false
+        default:
+            break
         }
         requestSent = true
         setInterest(exchange.paused ? [] : .readable)
@@ -340,7 +399,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         let buffer = loop.receiveBuffer
         for _ in 0..<16 {
             guard self.exchange === exchange, !exchange.paused else { return }
-            switch socket.receive(into: buffer) {
+            switch stream.receive(into: buffer) {
             case .transferred(let count):
                 exchange.lastProgress = loop.now
                 if exchange.responseStarted == nil {
@@ -369,6 +428,15 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                     )
                     return
                 }
+                if let tls = stream.tls, tls.endedWithoutCloseNotify, parser.hasStarted {
+                    // A TLS stream ends with close_notify: without it, an attacker may have cut the response short.
+                    failConnection(
+                        Self.lostError(
+                            "the TLS stream from \(origin) was cut without close_notify \(progress(exchange)): the response may be truncated"
+                        )
+                    )
+                    return
+                }
                 do {
                     try parser.parseEndOfStream { event in try self.take(event, exchange) }
                 } catch {
@@ -380,10 +448,24 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 return
             case .failed(let code):
                 let error = Self.lostError(
-                    "the connection to \(origin) failed \(progress(exchange)): \(SocketError("recv", errno: code))"
+                    "the connection to \(origin) failed \(progress(exchange)): \(stream.failureDescription(call: "recv", code: code))"
                 )
                 failConnection(!parser.hasStarted && requestsServed > 0 ? StaleConnection(error: error) : error)
                 return
+            }
+        }
+        receiveBufferedInputLater(exchange)
+    }
+
+    /// Reads on in a later round of the loop when bytes wait inside the stream (TLS records read ahead), which the
+    /// socket's readiness would not report: the loop reads one connection for a bounded time, then others.
+    private func receiveBufferedInputLater(_ exchange: Exchange) {
+        guard stream.hasBufferedInput else { return }
+        loop.execute { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { _ in
+                guard !self.isClosed, self.exchange === exchange, !exchange.paused else { return }
+                self.receive(exchange)
             }
         }
     }
@@ -507,6 +589,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         exchange.paused = false
         exchange.lastProgress = loop.now
         setInterest(requestSent ? .readable : [.readable, .writable])
+        receiveBufferedInputLater(exchange)
     }
 
     private func abandon(_ exchange: Exchange) {
@@ -553,13 +636,13 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     private func closeLocked() {
         guard !isClosed else { return }
         isClosed = true
-        let (loop, socket, interest) = (self.loop, self.socket, self.interest)
+        let (loop, stream, interest) = (self.loop, self.stream, self.interest)
         let registered = self.registered
         loop.execute {
             if registered {
-                loop.deregister(socket.descriptor, interest: interest)
+                loop.deregister(stream.socket.descriptor, interest: interest)
             }
-            socket.closeDescriptor()
+            stream.close()
         }
     }
 

@@ -13,6 +13,8 @@ final class ConnectionPool: Sendable {
         var idleTimeout: Duration
         var limits: HeadLimits
         var readAhead: Int
+        /// How `https://` connections are secured.
+        var tls = TLSConfiguration()
     }
 
     private struct Waiter {
@@ -33,6 +35,8 @@ final class ConnectionPool: Sendable {
 
     private let settings: Settings
     private let state = Locked(State())
+    /// The TLS context, made for the first `https://` connection (it reads the trust store), or why it could not be.
+    private let tlsContext = Locked<Result<TLSContext, SluiceError>?>(nil)
 
     /// The connections open, idle or carrying a request, across origins: the origins' `open` counts added up,
     /// changed with them under the pool's lock.
@@ -183,6 +187,38 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// The TLS context, made the first time it is needed.
+    ///
+    /// - Throws: ``SluiceError`` when OpenSSL is not loaded or the configuration could not be put in place; every
+    ///   `https://` request of the pool then fails with it.
+    private func makeTLSContext() throws(SluiceError) -> TLSContext {
+        let result = tlsContext.withLock { stored -> Result<TLSContext, SluiceError> in
+            if let stored {
+                return stored
+            }
+            let made: Result<TLSContext, SluiceError>
+            switch OpenSSL.shared {
+            case .failure(let unavailable):
+                made = .failure(SluiceError(.transport, message: "\(unavailable)"))
+            case .success(let openSSL):
+                do {
+                    made = .success(try TLSContext(openSSL: openSSL, configuration: settings.tls))
+                } catch {
+                    made = .failure(
+                        SluiceError(
+                            .transport,
+                            message: "the TLS configuration could not be put in place: \(error)",
+                            underlyingError: URLError(.secureConnectionFailed)
+                        )
+                    )
+                }
+            }
+            stored = made
+            return made
+        }
+        return try result.get()
+    }
+
     private func open(_ origin: Origin) async throws -> Connection {
         let addresses: [SocketAddress]
         switch origin.address {
@@ -202,6 +238,7 @@ final class ConnectionPool: Sendable {
                 throw SluiceError(.transport, message: "\(error)", underlyingError: URLError(.cannotFindHost))
             }
         }
+        let tls = origin.usesTLS ? try makeTLSContext() : nil
         var lastError: (any Error)?
         for address in addresses {
             try Task.checkCancellation()
@@ -209,6 +246,7 @@ final class ConnectionPool: Sendable {
                 let connection = try Connection(
                     to: address,
                     origin: origin,
+                    tls: tls,
                     loop: EventLoop.next(),
                     pool: self,
                     limits: settings.limits,
@@ -222,7 +260,8 @@ final class ConnectionPool: Sendable {
                     message: "could not connect to \(origin): \(error)",
                     underlyingError: URLError(.cannotConnectToHost)
                 )
-            } catch let error as SluiceError {
+            } catch let error as SluiceError where (error.underlyingError as? URLError)?.code == .cannotConnectToHost {
+                // The next address may answer; a failure after connecting (TLS) would fail there too.
                 lastError = error
             }
         }

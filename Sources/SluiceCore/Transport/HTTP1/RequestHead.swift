@@ -86,7 +86,10 @@ package struct RequestHead {
     }
 }
 
-/// Where a connection goes: a host and port over TCP, or a Unix domain socket; connections are pooled per origin.
+/// Where a connection goes: a host and port over TCP, with or without TLS, or a Unix domain socket; connections are
+/// pooled per origin.
+///
+/// The TLS settings are the pool's (one per performer), so that whether TLS is used completes the key.
 package struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// How to reach the origin.
     enum Address: Hashable, Sendable {
@@ -98,13 +101,15 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
 
     /// How to reach the origin.
     var address: Address
+    /// Whether connections to it speak TLS (`https://`).
+    var usesTLS = false
 
     /// The value of the `Host` field for requests to the origin.
     var hostField: String {
         switch address {
         case .tcp(let host, let port):
             let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-            return port == 80 ? bracketed : "\(bracketed):\(port)"
+            return port == (usesTLS ? 443 : 80) ? bracketed : "\(bracketed):\(port)"
         case .unix:
             return "localhost"
         }
@@ -119,13 +124,15 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The origin of a URL the transport serves itself: `http://host[:port]`, or `http+unix://` with the socket's
-    /// percent-encoded path as the host; `nil` for any other scheme, which goes to the fallback.
+    /// The origin of a URL the transport serves itself: `http://host[:port]`, `https://host[:port]` when it can
+    /// speak TLS, or `http+unix://` with the socket's percent-encoded path as the host; `nil` for any other scheme,
+    /// which goes to the fallback.
     ///
     /// - Parameters:
     ///   - url: The request's URL.
     ///   - unixSocketPath: A socket every `http://` request goes to instead of its host, when set.
-    package init?(_ url: URL, unixSocketPath: String?) {
+    ///   - servesHTTPS: Whether `https://` is served (OpenSSL is loaded).
+    package init?(_ url: URL, unixSocketPath: String?, servesHTTPS: Bool = false) {
         switch url.scheme?.lowercased() {
         case "http":
             if let unixSocketPath {
@@ -134,6 +141,10 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
                 guard let host = url.host, !host.isEmpty else { return nil }
                 address = .tcp(host: host, port: url.port ?? 80)
             }
+        case "https" where servesHTTPS:
+            guard let host = url.host, !host.isEmpty else { return nil }
+            address = .tcp(host: host, port: url.port ?? 443)
+            usesTLS = true
         case "http+unix":
             guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
                 let encoded = components.percentEncodedHost,

@@ -1,0 +1,210 @@
+import ClientFixtures
+// Sluice's own transport over TLS against nginx, with certificates made at test time: good chains work, and every
+// bad one fails with an error that names what was wrong.
+import Foundation
+import SluiceCore
+import Testing
+
+// URLRequest lives in FoundationNetworking on Linux; Apple platforms ship it inside Foundation.
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Whether the TLS tests can run: nginx and openssl are there, or the run requires them (and they fail).
+let tlsPeersPresent = (NginxServer.executable != nil && TestPKI.executable != nil) || NginxServer.isRequired
+
+/// Why the TLS tests are skipped.
+let tlsPeersMissing: Comment =
+    "nginx or openssl is missing; SLUICE_REQUIRE_PEERS=1 makes their absence a failure"
+
+/// The certificates of the run, or a failure when the peers are required and openssl is missing.
+func requirePKI() throws -> TestPKI {
+    try #require(TestPKI.shared, "SLUICE_REQUIRE_PEERS is set, but openssl is missing").get()
+}
+
+/// Starts nginx with a TLS site, or fails when the peers are required and nginx is missing.
+func startTLSServer(_ site: NginxServer.TLSSite) async throws -> NginxServer {
+    try #require(try await NginxServer.startOffThePool(tls: site), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
+}
+
+/// A performer that sends `https://` itself, trusting the test root unless told otherwise, and whose fallback fails
+/// every request, so that nothing reaches URLSession unnoticed.
+func tlsPerformer(
+    _ pki: TestPKI,
+    trustingTestRoot: Bool = true,
+    _ configure: (inout TLSConfiguration) -> Void = { _ in },
+    connectTimeout: Duration = .seconds(10),
+    streamReadAhead: Int = 256 << 10
+) throws -> SocketRequestPerformer {
+    var tls = TLSConfiguration()
+    if trustingTestRoot {
+        tls.additionalTrustRoots = [.file(pki.root.path)]
+    }
+    configure(&tls)
+    let performer = SocketRequestPerformer(
+        configuration: .init(
+            connectTimeout: connectTimeout,
+            streamReadAhead: streamReadAhead,
+            tls: tls,
+            fallback: NoFallback()
+        )
+    )
+    try #require(performer.handlesHTTPS, "\(SocketRequestPerformer.httpsUnavailableReason ?? "")")
+    return performer
+}
+
+/// A fallback that fails every request: the TLS tests must not reach URLSession.
+struct NoFallback: RequestPerformer {
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        throw SluiceError(.transport, message: "the fallback was asked for \(request.url?.absoluteString ?? "?")")
+    }
+}
+
+/// The message of the error a request to a URL fails with.
+func failureMessage(_ url: URL, with performer: SocketRequestPerformer) async -> String? {
+    let error = await #expect(throws: SluiceError.self) {
+        _ = try await performer.perform(URLRequest(url: url))
+    }
+    return error?.message
+}
+
+/// The TLS suites against nginx, one test at a time: together with the rest of the tests they would weigh on the
+/// process's memory, which the soak's suite measures.
+@Suite(.serialized, .enabled(if: tlsPeersPresent, tlsPeersMissing))
+enum NginxTLSTests {}
+
+/// A good chain works; each bad certificate fails with an error naming what was wrong.
+extension NginxTLSTests {
+    @Suite
+    struct VerificationTests {
+        let pki: TestPKI
+
+        init() throws {
+            pki = try requirePKI()
+        }
+
+        /// With the test root added, documents arrive whole, the connection is kept alive, and one connection carries
+        /// the requests in turn.
+        @Test func aGoodChainServesTheDocuments() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let performer = try tlsPerformer(pki)
+            for _ in 0..<3 {
+                let small = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
+                #expect(small.status.code == 200)
+                #expect(small.body == NginxServer.smallJSON)
+            }
+            let large = try await performer.perform(URLRequest(url: try server.httpsURL("/large.bin")))
+            #expect(large.body == NginxServer.largeBinary)
+            let connection = try await performer.perform(URLRequest(url: try server.httpsURL("/connection")))
+            #expect(String(decoding: connection.body, as: UTF8.self).split(separator: " ").last == "5")
+            let host = try await performer.perform(URLRequest(url: try server.httpsURL("/echo-host")))
+            #expect(String(decoding: host.body, as: UTF8.self) == "localhost:\(server.tlsPort ?? 0)")
+            #expect(performer.openConnections == 1)
+        }
+
+        /// A trust root given as PEM bytes, alone (without the system's), is trusted as one from a file is.
+        @Test func aTrustRootFromBytesAlone() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let root = try Data(contentsOf: pki.root)
+            let performer = try tlsPerformer(pki, trustingTestRoot: false) {
+                $0.trustsSystemRoots = false
+                $0.additionalTrustRoots = [.bytes(root)]
+            }
+            let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
+            #expect(response.body == NginxServer.smallJSON)
+        }
+
+        /// Without the test root, the chain's issuer is unknown.
+        @Test func anUnknownIssuerFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let performer = try tlsPerformer(pki, trustingTestRoot: false)
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: performer)
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
+            )
+            #expect(performer.openConnections == 0, "a connection that failed TLS is not pooled")
+        }
+
+        /// A chain without its intermediate cannot be verified up to the root.
+        @Test func aMissingIntermediateFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.missingIntermediate.chain, key: pki.good.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
+            )
+        }
+
+        /// An expired certificate fails, and says so.
+        @Test func anExpiredCertificateFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.expired.chain, key: pki.expired.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) has expired (certificate has expired, X509 error 10)"
+            )
+        }
+
+        /// A certificate valid only from next year fails, and says so.
+        @Test func aNotYetValidCertificateFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.notYetValid.chain, key: pki.notYetValid.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is not yet valid (certificate is not yet valid, X509 error 9)"
+            )
+        }
+
+        /// A certificate for other names fails, naming the names it holds.
+        @Test func aCertificateForAnotherHostFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
+            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is for wrong.example, other.example, not for localhost (hostname mismatch, X509 error 62)"
+            )
+        }
+
+        /// A self-signed certificate fails, unless verification is turned off by its insecure switch.
+        @Test func aSelfSignedCertificateFailsUnlessVerificationIsOff() async throws {
+            let server = try await startTLSServer(.init(chain: pki.selfSigned.chain, key: pki.selfSigned.key))
+            let url = try server.httpsURL("/small.json")
+            let message = await failureMessage(url, with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is self-signed, and not one this client trusts (self-signed certificate, X509 error 18)"
+            )
+            let insecure = try tlsPerformer(pki) { $0.insecurelySkippingVerification = true }
+            #expect(try await insecure.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
+        }
+
+        /// An IP address is checked against the certificate's IP addresses: one it holds works, one it lacks fails.
+        @Test func anIPAddressIsCheckedAgainstTheCertificate() async throws {
+            let server = try await startTLSServer(.init(chain: pki.ipAddress.chain, key: pki.ipAddress.key))
+            let performer = try tlsPerformer(pki)
+            let response = try await performer.perform(
+                URLRequest(url: try server.httpsURL("/small.json", host: "127.0.0.1"))
+            )
+            #expect(response.body == NginxServer.smallJSON)
+
+            let other = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
+            let message = await failureMessage(try other.httpsURL("/small.json", host: "127.0.0.1"), with: performer)
+            #expect(
+                message
+                    == "the certificate of 127.0.0.1:\(other.tlsPort ?? 0) is for wrong.example, other.example, not for 127.0.0.1 (IP address mismatch, X509 error 64)"
+            )
+        }
+
+        /// A plain HTTP server answers a handshake with an HTTP error: the failure says the port serves http://.
+        @Test func aPlainHTTPServerOnTheTLSPortFails() async throws {
+            let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
+            let url = try #require(URL(string: "https://localhost:\(server.port)/small.json"))
+            let message = await failureMessage(url, with: try tlsPerformer(pki))
+            #expect(
+                message
+                    == "the server localhost:\(server.port) answered the TLS handshake in plain HTTP: it serves http://, not https://, on this port"
+            )
+        }
+    }
+}
