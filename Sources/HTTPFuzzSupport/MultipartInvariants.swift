@@ -101,7 +101,7 @@ package enum MultipartInvariants {
         for (index, part) in parts.enumerated() {
             if error.field == "parts[\(index)].contentType",
                 let type = part.contentType,
-                type.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F })
+                type.unicodeScalars.contains(where: RequestValidationInvariants.isControl)
             {
                 return nil
             }

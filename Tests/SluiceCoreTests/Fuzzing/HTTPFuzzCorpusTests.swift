@@ -50,6 +50,10 @@ import Testing
     @Test func theInputsThatBrokeAnInvariantStayFixed() async throws {
         let form = try #require(Data(base64Encoded: "j5Df/5L//y0tQg=="))
         #expect(await FuzzTarget.multipart.violation(in: form) == nil)
+        // A content type holding U+0091, a C1 control the encoder refuses since the header check refuses the C1 set,
+        // which the multipart oracle still took for a fault-free part.
+        let c1 = try #require(Data(base64Encoded: "gG7//3RleHQvwpH/eA=="))
+        #expect(await FuzzTarget.multipart.violation(in: c1) == nil)
         // A field name of kilobytes with a control character in it, quoted whole in the validation's error.
         let name = "GET\u{FF}a\u{FF}" + String(repeating: "n", count: 2_000) + "\u{1A}\u{FF}1"
         #expect(await FuzzTarget.requestValidation.violation(in: Self.input(name)) == nil)
