@@ -50,8 +50,9 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     private var outputOffset = 0
     /// The head's bytes at the start of `output` not yet sent, so that body bytes sent can be counted.
     private var headBytesUnsent = 0
+    /// The request's side of the codec: the head and the body, framed.
+    private var encoder = RequestEncoder(framing: .length(0))
     private var bodyStream: InputStream?
-    private var bodyStreamRemaining: Int64?
     private var requestSent = false
 
     /// The bytes of a streamed body read ahead of its reader before the socket stops being read.
@@ -260,21 +261,20 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         self.exchange = exchange
         idleSince = nil
         parser = ResponseParser(limits: limits, isHeadRequest: exchange.head.method == "HEAD")
-        output = Array(exchange.head.bytes)
-        headBytesUnsent = output.count
-        if let data = exchange.request.httpBody {
-            output.append(contentsOf: data)
-        }
+        encoder = RequestEncoder(framing: exchange.head.framing)
+        output.removeAll(keepingCapacity: true)
         outputOffset = 0
         requestSent = false
+        do {
+            try encoder.encodeHead(exchange.head, body: exchange.request.httpBody, into: &output)
+        } catch {
+            failConnection(error)
+            return
+        }
+        headBytesUnsent = exchange.head.bytes.count
         if let stream = exchange.request.httpBodyStream {
             stream.open()
             bodyStream = stream
-            if case .length(let length) = exchange.head.framing {
-                bodyStreamRemaining = length
-            } else {
-                bodyStreamRemaining = nil
-            }
         }
         exchange.lastProgress = loop.now
         setInterest(.readable)
@@ -341,50 +341,23 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         outputOffset = 0
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         let count = stream.read(&chunk, maxLength: chunk.count)
-        if count < 0 {
-            let reason = stream.streamError.map { "\($0)" } ?? "an unknown error"
-            failConnection(SluiceError(.transport, message: "reading the request body stream failed: \(reason)"))
+        do {
+            if count < 0 {
+                let reason = stream.streamError.map { "\($0)" } ?? "an unknown error"
+                throw SluiceError(.transport, message: "reading the request body stream failed: \(reason)")
+            }
+            if count == 0 {
+                stream.close()
+                bodyStream = nil
+                try encoder.encodeEnd(into: &output)
+                return true
+            }
+            try encoder.encodeBody(chunk[0..<count], into: &output)
+        } catch {
+            failConnection(error)
             return false
         }
-        if count == 0 {
-            stream.close()
-            bodyStream = nil
-            if let remaining = bodyStreamRemaining, remaining > 0 {
-                failConnection(
-                    SluiceError(
-                        .transport,
-                        message:
-                            "the request body stream ended after \(exchange.bodyBytesSent) bytes, short of its Content-Length of \(exchange.bodyBytesSent + remaining)"
-                    )
-                )
-                return false
-            }
-            if bodyStreamRemaining == nil {
-                output = Array("0\r\n\r\n".utf8)
-            }
-            return true
-        }
-        if let remaining = bodyStreamRemaining {
-            guard Int64(count) <= remaining else {
-                failConnection(
-                    SluiceError(
-                        .transport,
-                        message:
-                            "the request body stream is longer than its Content-Length of \(exchange.bodyBytesSent + remaining) bytes"
-                    )
-                )
-                return false
-            }
-            bodyStreamRemaining = remaining - Int64(count)
-        } else {
-            output.append(contentsOf: String(count, radix: 16).utf8)
-            output.append(contentsOf: [13, 10])
-        }
-        output.append(contentsOf: chunk[0..<count])
-        if bodyStreamRemaining == nil {
-            output.append(contentsOf: [13, 10])
-        }
-        exchange.bodyBytesSent += Int64(count)
+        exchange.bodyBytesSent = encoder.bodyBytesEncoded
         if case .length(let length) = exchange.head.framing {
             exchange.upload?(exchange.bodyBytesSent, length)
         } else {
