@@ -196,6 +196,14 @@ public final class SocketRequestPerformer: RequestPerformer {
         #endif
     }
 
+    /// Closes every kept-alive connection not carrying a request now.
+    ///
+    /// The next request to their origins opens new ones. Connections in use are left to finish. A performer closes
+    /// its idle connections itself when it is released.
+    public func closeIdleConnections() {
+        pool.closeIdleConnections()
+    }
+
     deinit {
         pool.closeIdleConnections()
     }
@@ -205,6 +213,14 @@ public final class SocketRequestPerformer: RequestPerformer {
 
     /// The gauge that counts ``openConnections``, for a test to await a count rather than poll it.
     package var openConnectionsGauge: Gauge { pool.openConnections }
+
+    /// The sockets the performer's connections hold open, counted from their making to their descriptor's closing, for
+    /// a test to see that none leak.
+    package var openDescriptorsGauge: Gauge { pool.openDescriptors }
+
+    /// The `SSL` objects the performer's TLS connections hold, for a test to see that none leak; `nil` before its
+    /// first `https://` connection.
+    package var liveSSLObjectsGauge: Gauge? { pool.liveSSLObjects }
 
     /// The requests in flight, for a test to await a count.
     ///

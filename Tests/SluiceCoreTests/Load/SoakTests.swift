@@ -321,5 +321,11 @@ import Testing
         #expect(performer.idleConnections == performer.openConnections)
         let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
         #expect(response.body == NginxServer.smallJSON)
+        // Nothing leaks: once the idle connections are closed, every descriptor is closed and every SSL object freed.
+        let sslObjects = try #require(performer.liveSSLObjectsGauge)
+        #expect(sslObjects.value == performer.openConnections)
+        performer.closeIdleConnections()
+        try await performer.openDescriptorsGauge.wait(for: "every descriptor to close") { $0 == 0 }
+        try await sslObjects.wait(for: "every SSL object to be freed") { $0 == 0 }
     }
 }

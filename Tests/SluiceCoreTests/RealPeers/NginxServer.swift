@@ -186,6 +186,8 @@ extension NginxServer {
         var key: URL
         /// The protocol versions it accepts, as nginx's `ssl_protocols` names them.
         var protocols = "TLSv1.2 TLSv1.3"
+        /// The TLS 1.2 cipher suites it accepts, as nginx's `ssl_ciphers` names them; nginx's default when `nil`.
+        var ciphers: String?
         /// The root a client's certificate must chain to, when the server requires one.
         var clientCertificateAuthority: URL?
         /// The most requests a connection carries before the server closes it; nginx's default when `nil`.
@@ -242,6 +244,7 @@ extension NginxServer {
                     ssl_certificate \(site.chain.path);
                     ssl_certificate_key \(site.key.path);
                     ssl_protocols \(site.protocols);
+                    \(site.ciphers.map { "ssl_ciphers \($0);" } ?? "")
                     ssl_session_cache shared:SSL:1m;
                     ssl_session_tickets on;
                     \(clientCertificate)

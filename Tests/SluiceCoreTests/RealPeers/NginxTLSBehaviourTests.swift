@@ -128,6 +128,35 @@ extension NginxTLSTests {
             )
         }
 
+        /// A TLS 1.2 server whose one cipher suite needs an RSA key, presenting an EC certificate, has nothing to
+        /// agree on with any client: the handshake fails with an error that says so, and the connection is not kept.
+        @Test func aServerWithNoCipherInCommonFails() async throws {
+            let server = try await startTLSServer(
+                .init(
+                    chain: pki.good.chain,
+                    key: pki.good.key,
+                    protocols: "TLSv1.2",
+                    ciphers: "ECDHE-RSA-AES128-GCM-SHA256"
+                )
+            )
+            let performer = try tlsPerformer(pki)
+            let url = try server.httpsURL("/small.json")
+            let error = await #expect(throws: SluiceError.self) { try await performer.perform(URLRequest(url: url)) }
+            let message = error?.message ?? ""
+            #expect(
+                message.hasPrefix(
+                    "the server localhost:\(server.tlsPort ?? 0) refused the TLS handshake: no shared cipher or parameters ("
+                ),
+                "\(message)"
+            )
+            #expect(message.contains("handshake failure"), "\(message)")
+            #expect(performer.openConnections == 0)
+            try await performer.openDescriptorsGauge.wait(for: "the failed connection's descriptor to close") {
+                $0 == 0
+            }
+            try await #require(performer.liveSSLObjectsGauge).wait(for: "its SSL object to be freed") { $0 == 0 }
+        }
+
         /// A new connection to an origin resumes the session of the last one: nginx closes each connection after one
         /// request, and logs the second and third as resumed.
         @Test(arguments: ["TLSv1.2", "TLSv1.3"])

@@ -102,6 +102,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             socket.closeDescriptor()
             throw error
         }
+        pool.openDescriptors.add(1)
     }
 
     // MARK: Connecting
@@ -609,13 +610,20 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     private func closeLocked() {
         guard !isClosed else { return }
         isClosed = true
-        let (loop, stream, interest) = (self.loop, self.stream, self.interest)
+        let (loop, stream, interest, descriptors) = (self.loop, self.stream, self.interest, pool.openDescriptors)
         let registered = self.registered
         loop.execute {
             if registered {
                 loop.deregister(stream.socket.descriptor, interest: interest)
             }
             stream.close()
+            descriptors.add(-1)
+            // The pool's eviction timer holds the connection, and with it the TLS objects, until it fires: a closed
+            // connection is let go at once.
+            if let timer = self.evictionTimer {
+                loop.cancelTimer(timer)
+                self.evictionTimer = nil
+            }
         }
     }
 

@@ -61,9 +61,23 @@ final class TLSContext: @unchecked Sendable {
         openSSL.contextFree(context)
     }
 
-    /// A new `SSL` for one connection; the caller frees it.
+    /// The `SSL` objects made by ``makeSSL()`` and not yet freed by ``freeSSL(_:)``: one a TLS connection, so that a
+    /// test can count them after thousands of connections and see none leak.
+    let liveSSLObjects = Gauge()
+
+    /// A new `SSL` for one connection; the caller frees it with ``freeSSL(_:)``.
     func makeSSL() -> OpaquePointer? {
-        openSSL.sslNew(context)
+        let ssl = openSSL.sslNew(context)
+        if ssl != nil {
+            liveSSLObjects.add(1)
+        }
+        return ssl
+    }
+
+    /// Frees an `SSL` that ``makeSSL()`` made, and the memory BIOs it owns.
+    func freeSSL(_ ssl: OpaquePointer) {
+        openSSL.sslFree(ssl)
+        liveSSLObjects.add(-1)
     }
 
     // MARK: Sessions

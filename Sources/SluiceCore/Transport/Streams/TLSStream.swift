@@ -79,12 +79,12 @@ final class TLSStream: @unchecked Sendable {
             throw Self.setupError("SSL_new failed", openSSL)
         }
         guard let networkIn = openSSL.bioNew(openSSL.bioSMem()) else {
-            openSSL.sslFree(ssl)
+            context.freeSSL(ssl)
             throw Self.setupError("BIO_new failed", openSSL)
         }
         guard let networkOut = openSSL.bioNew(openSSL.bioSMem()) else {
             _ = openSSL.bioFree(networkIn)
-            openSSL.sslFree(ssl)
+            context.freeSSL(ssl)
             throw Self.setupError("BIO_new failed", openSSL)
         }
         // From here the SSL owns both BIOs and frees them with itself.
@@ -94,7 +94,7 @@ final class TLSStream: @unchecked Sendable {
         do throws(SluiceError) {
             try Self.expect(host, on: ssl, openSSL)
         } catch {
-            openSSL.sslFree(ssl)
+            context.freeSSL(ssl)
             throw error
         }
         self.ssl = ssl
@@ -104,7 +104,7 @@ final class TLSStream: @unchecked Sendable {
     }
 
     deinit {
-        openSSL.sslFree(ssl)
+        context.freeSSL(ssl)
     }
 
     /// Sets the name or address the certificate must hold, and for a name, the SNI extension.
