@@ -11,6 +11,12 @@ let package = Package(
         // The server-sent events parser measured beside Sluice's. No target depends on its product, which does not
         // build on Linux: `EventSourcePeer` compiles its sources from this checkout instead.
         .package(url: "https://github.com/mattt/EventSource", exact: "1.1.1"),
+        // The HTTP client the transport benchmark measures Sluice's beside, on SwiftNIO with BoringSSL, and the NIO
+        // packages whose types its configuration takes (to trust the run's own certificate). Only `TransportBenchmark`
+        // uses them.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .executableTarget(
@@ -60,7 +66,12 @@ let package = Package(
         // CPU per request, large-body throughput and a fetch-and-decode: `swift run -c release TransportBenchmark`.
         .executableTarget(
             name: "TransportBenchmark",
-            dependencies: [.product(name: "Sluice", package: "Sluice")],
+            dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Benchmarks/Tools/TransportBenchmark"
         ),
     ]

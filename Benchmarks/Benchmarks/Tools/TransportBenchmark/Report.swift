@@ -63,8 +63,10 @@ struct Report {
         lines.append("")
         lines.append("**`GET /1k.json`** (\(small.first?.bodyBytes ?? 0) bytes)")
         lines.append("")
-        lines.append("| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs URLSession | vs wrk |")
-        lines.append("|---|--:|--:|--:|--:|--:|--:|--:|")
+        lines.append(
+            "| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs URLSession | vs async-http-client | vs wrk |"
+        )
+        lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
         for result in small {
             let session = small.first { $0.name == "URLSession" && $0.concurrency == result.concurrency }
             let wrk = small.first { $0.name == "wrk" && $0.concurrency == result.concurrency }
@@ -74,6 +76,7 @@ struct Report {
                     "\(result.concurrency)", format(result.requestsPerSecond, 0), duration(result.percentile(0.5)),
                     duration(result.percentile(0.99)), duration(result.cpuPerRequest),
                     ratio(result.requestsPerSecond, session?.requestsPerSecond),
+                    ratio(result.requestsPerSecond, peer(of: result, in: small)?.requestsPerSecond),
                     ratio(result.requestsPerSecond, wrk?.requestsPerSecond),
                 ])
             )
@@ -84,15 +87,21 @@ struct Report {
                 "**`GET /1k.json` over HTTPS** (TLS 1.3, an EC P-256 certificate; vs the same client over HTTP)"
             )
             lines.append("")
-            lines.append("| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs HTTP |")
-            lines.append("|---|--:|--:|--:|--:|--:|--:|")
+            lines.append(
+                "| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs HTTP | vs async-http-client "
+                    + "| CPU vs async-http-client |"
+            )
+            lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
             for result in https {
                 let plain = small.first { $0.name == result.name && $0.concurrency == result.concurrency }
+                let peer = peer(of: result, in: https)
                 lines.append(
                     row([
                         result.name, "\(result.concurrency)", format(result.requestsPerSecond, 0),
                         duration(result.percentile(0.5)), duration(result.percentile(0.99)),
                         duration(result.cpuPerRequest), ratio(result.requestsPerSecond, plain?.requestsPerSecond),
+                        ratio(result.requestsPerSecond, peer?.requestsPerSecond),
+                        ratio(result.cpuPerRequest, peer?.cpuPerRequest),
                     ])
                 )
             }
@@ -100,8 +109,10 @@ struct Report {
         lines.append("")
         lines.append("**`GET /large.bin`** (\(large.first?.bodyBytes ?? 0) bytes as `Data`, one request at a time)")
         lines.append("")
-        lines.append("| Client | Throughput | Requests/s | p50 | p99 | CPU/request | vs URLSession |")
-        lines.append("|---|--:|--:|--:|--:|--:|--:|")
+        lines.append(
+            "| Client | Throughput | Requests/s | p50 | p99 | CPU/request | vs URLSession | vs async-http-client |"
+        )
+        lines.append("|---|--:|--:|--:|--:|--:|--:|--:|")
         let largeSession = large.first { $0.name == "URLSession" }
         for result in large {
             lines.append(
@@ -109,6 +120,7 @@ struct Report {
                     result.name, throughput(result.bytesPerSecond), format(result.requestsPerSecond, 0),
                     duration(result.percentile(0.5)), duration(result.percentile(0.99)),
                     duration(result.cpuPerRequest), ratio(result.bytesPerSecond, largeSession?.bytesPerSecond),
+                    ratio(result.bytesPerSecond, peer(of: result, in: large)?.bytesPerSecond),
                 ])
             )
         }
@@ -117,8 +129,11 @@ struct Report {
             "**`GET /users.json` and decode `[User]`** (1,000 users, \(usersBytes) bytes, one request at a time)"
         )
         lines.append("")
-        lines.append("| Client | Requests/s | p50 | p99 | CPU/request | vs URLSession + JSONDecoder |")
-        lines.append("|---|--:|--:|--:|--:|--:|")
+        lines.append(
+            "| Client | Requests/s | p50 | p99 | CPU/request | vs URLSession + JSONDecoder "
+                + "| vs async-http-client + JSONDecoder |"
+        )
+        lines.append("|---|--:|--:|--:|--:|--:|--:|")
         let decodeSession = decode.first { $0.name == "URLSession + JSONDecoder" }
         for result in decode {
             lines.append(
@@ -126,10 +141,22 @@ struct Report {
                     result.name, format(result.requestsPerSecond, 1), duration(result.percentile(0.5)),
                     duration(result.percentile(0.99)), duration(result.cpuPerRequest),
                     ratio(result.requestsPerSecond, decodeSession?.requestsPerSecond),
+                    ratio(result.requestsPerSecond, peer(of: result, in: decode)?.requestsPerSecond),
                 ])
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// async-http-client's row to compare a row with: the one of the same concurrency over the same scheme, or its
+    /// new-connection row for a new-connection row.
+    private func peer(of result: PhaseResult, in results: [PhaseResult]) -> PhaseResult? {
+        let newConnection = result.name.contains("new connection")
+        let overTLS = result.name.contains("HTTPS")
+        return results.first {
+            $0.name.hasPrefix("async-http-client") && $0.concurrency == result.concurrency
+                && $0.name.contains("new connection") == newConnection && $0.name.contains("HTTPS") == overTLS
+        }
     }
 
     private func row(_ cells: [String]) -> String {

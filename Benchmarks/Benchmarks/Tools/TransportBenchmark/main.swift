@@ -1,5 +1,5 @@
 // Sluice's transports against one local nginx, beside wrk and bare URLSession, in one run:
-// `swift run -c release TransportBenchmark`.
+// `swift run -c release TransportBenchmark`. async-http-client runs beside them, on the same files and ports.
 //
 // The tool starts nginx itself on a free loopback port, from a configuration it writes to a temporary directory,
 // and stops it at the end; nginx (Debian: `apt-get install nginx-light wrk`) must be installed, wrk is optional.
@@ -172,6 +172,14 @@ let delegateFloor = DelegateFloor(configuration: sessionConfiguration())
 let networkClient = APIClient(requestPerformer: NetworkRequestPerformer(configuration: sessionConfiguration()))
 let socketPerformer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 16))
 let socketClient = APIClient(requestPerformer: socketPerformer)
+let asyncHTTPClient: AsyncHTTPClientPeer
+do {
+    asyncHTTPClient = try AsyncHTTPClientPeer(trusting: server.certificate)
+} catch {
+    FileHandle.standardError.write(Data("TransportBenchmark: async-http-client: \(error)\n".utf8))
+    server.stop()
+    exit(1)
+}
 
 // Small requests.
 let smallURL = server.url("/1k.json")
@@ -204,6 +212,7 @@ for concurrency in concurrencies {
     let phases: [(String, @Sendable () async throws -> Int)] = [
         ("URLSession", { try bodySize(await session.data(for: smallRequest)) }),
         ("URLSession, delegate", { try bodySize(await delegateFloor.data(for: smallRequest)) }),
+        ("async-http-client", { try await asyncHTTPClient.size(of: smallURL) }),
         ("APIClient + NetworkRequestPerformer", { try await networkClient.perform(FetchData(url: smallURL)).count }),
         ("APIClient + SocketRequestPerformer", { try await socketClient.perform(FetchData(url: smallURL)).count }),
         ("SocketRequestPerformer.perform", { try bodySize(await socketPerformer.perform(smallRequest)) }),
@@ -215,8 +224,9 @@ for concurrency in concurrencies {
 }
 
 // The same over HTTPS, on Sluice's own transport: kept-alive connections at 1 and 16, then a new connection for every
-// request, its session resumed or not, the cost of the handshake. URLSession has no row: on Linux it trusts only the
-// system's CA bundle, which the certificate made here for 127.0.0.1 is not in.
+// request, its session resumed or not, the cost of the handshake; async-http-client beside it, on the same ports (it
+// resumes no session: its new connections are full handshakes on either port). URLSession has no row: on Linux it
+// trusts only the system's CA bundle, which the certificate made here for 127.0.0.1 is not in.
 var https: [PhaseResult] = []
 var tlsPerformer: SocketRequestPerformer?
 if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
@@ -228,6 +238,7 @@ if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
     let request = makeRequest(url)
     for concurrency in concurrencies {
         let phases: [(String, @Sendable () async throws -> Int)] = [
+            ("async-http-client", { try await asyncHTTPClient.size(of: url) }),
             ("APIClient + SocketRequestPerformer", { try await client.perform(FetchData(url: url)).count }),
             ("SocketRequestPerformer.perform", { try bodySize(await performer.perform(request)) }),
         ]
@@ -253,6 +264,16 @@ if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
         }
         https += result.map { [$0] } ?? []
     }
+    let fullHandshakeURL = server.httpsURL("/1k.json", port: tlsPorts.full)
+    let result = await phase(
+        "async-http-client, new connection",
+        group: "1k https",
+        concurrency: 1,
+        bodyBytes: smallBytes
+    ) {
+        try await asyncHTTPClient.size(of: fullHandshakeURL, closing: true)
+    }
+    https += result.map { [$0] } ?? []
 } else {
     print("(openssl not found: the HTTPS rows are left out)")
 }
@@ -263,6 +284,7 @@ let largeRequest = makeRequest(largeURL)
 var large: [PhaseResult] = []
 let largePhases: [(String, @Sendable () async throws -> Int)] = [
     ("URLSession", { try bodySize(await session.data(for: largeRequest)) }),
+    ("async-http-client", { try await asyncHTTPClient.size(of: largeURL) }),
     ("SocketRequestPerformer.perform", { try bodySize(await socketPerformer.perform(largeRequest)) }),
 ]
 for (name, request) in largePhases {
@@ -270,7 +292,12 @@ for (name, request) in largePhases {
     large += result.map { [$0] } ?? []
 }
 if let tlsPerformer, let tlsPorts = server.tlsPorts {
-    let request = makeRequest(server.httpsURL("/large.bin", port: tlsPorts.keptAlive))
+    let url = server.httpsURL("/large.bin", port: tlsPorts.keptAlive)
+    let request = makeRequest(url)
+    let peer = await phase("async-http-client, HTTPS", group: "1.5MB", concurrency: 1, bodyBytes: Corpus.large.count) {
+        try await asyncHTTPClient.size(of: url)
+    }
+    large += peer.map { [$0] } ?? []
     let result = await phase(
         "SocketRequestPerformer.perform, HTTPS",
         group: "1.5MB",
@@ -293,15 +320,21 @@ var decodePhases: [(String, @Sendable () async throws -> Int)] = [
             return try JSONDecoder().decode([User].self, from: data).count
         }
     ),
+    ("async-http-client + JSONDecoder", { try await asyncHTTPClient.decode([User].self, from: usersURL).count }),
     ("APIClient + NetworkRequestPerformer", { try await networkClient.perform(ListUsers(url: usersURL)).count }),
     ("APIClient + SocketRequestPerformer", { try await socketClient.perform(ListUsers(url: usersURL)).count }),
 ]
 if let tlsPerformer, let tlsPorts = server.tlsPorts {
     let url = server.httpsURL("/users.json", port: tlsPorts.keptAlive)
     let client = APIClient(requestPerformer: tlsPerformer)
-    decodePhases.append(
-        ("APIClient + SocketRequestPerformer, HTTPS", { try await client.perform(ListUsers(url: url)).count })
-    )
+    let overTLS: [(String, @Sendable () async throws -> Int)] = [
+        (
+            "async-http-client + JSONDecoder, HTTPS",
+            { try await asyncHTTPClient.decode([User].self, from: url).count }
+        ),
+        ("APIClient + SocketRequestPerformer, HTTPS", { try await client.perform(ListUsers(url: url)).count }),
+    ]
+    decodePhases += overTLS
 }
 for (name, request) in decodePhases {
     // What is checked here is the number of users decoded.
@@ -317,6 +350,7 @@ for (name, request) in decodePhases {
 }
 
 let pool = "\(socketPerformer.openConnections) open, \(socketPerformer.idleConnections) idle"
+await asyncHTTPClient.shutdown()
 server.stop()
 let total = runStart.duration(to: .now)
 print("\nSocketRequestPerformer's pool after the last phase: \(pool)")

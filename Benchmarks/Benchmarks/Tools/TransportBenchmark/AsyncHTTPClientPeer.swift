@@ -1,0 +1,64 @@
+// async-http-client, the HTTP client on SwiftNIO (with BoringSSL for TLS) that Linux users pick instead of
+// URLSession, measured beside Sluice's transport in the same run.
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+
+/// One `HTTPClient` on the shared event loop group, as its documentation recommends: HTTP/1.1 only (nginx here speaks
+/// nothing else, and Sluice's transport neither), at most 16 connections to a host, and the run's own certificate
+/// trusted when there is one.
+struct AsyncHTTPClientPeer: Sendable {
+    /// The client.
+    let client: HTTPClient
+
+    /// Makes the client.
+    ///
+    /// - Parameter certificate: The PEM file of the one root to trust for HTTPS, beside the system's; `nil` for none.
+    /// - Throws: When the certificate cannot be read.
+    init(trusting certificate: URL?) throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.httpVersion = .http1Only
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        var tls = NIOSSL.TLSConfiguration.makeClientConfiguration()
+        if let certificate {
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificate.path))
+        }
+        configuration.tlsConfiguration = tls
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Sends a GET and collects the body.
+    ///
+    /// - Parameters:
+    ///   - url: The URL.
+    ///   - closing: Whether to ask for the connection to be closed after the response, so that each request opens
+    ///     one (the handshake's cost).
+    /// - Returns: The body.
+    /// - Throws: ``UnexpectedStatus`` for a status other than 200, and whatever the client throws.
+    func body(of url: URL, closing: Bool = false) async throws -> ByteBuffer {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        if closing {
+            request.headers.add(name: "Connection", value: "close")
+        }
+        let response = try await client.execute(request, timeout: .seconds(10))
+        guard response.status == .ok else { throw UnexpectedStatus(status: Int(response.status.code)) }
+        return try await response.body.collect(upTo: 8 << 20)
+    }
+
+    /// Sends a GET and returns the body's size.
+    func size(of url: URL, closing: Bool = false) async throws -> Int {
+        try await body(of: url, closing: closing).readableBytes
+    }
+
+    /// Sends a GET and decodes the body with `JSONDecoder`, as its users do.
+    func decode<Value: Decodable>(_ type: Value.Type, from url: URL) async throws -> Value {
+        let buffer = try await body(of: url)
+        return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// Closes the client's connections.
+    func shutdown() async {
+        try? await client.shutdown()
+    }
+}
