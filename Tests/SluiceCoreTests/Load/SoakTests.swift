@@ -229,16 +229,26 @@ import Testing
         // Both transports send a request again on a new connection when a reused one closes without an answer;
         // libcurl does for every method, Sluice's own transport for idempotent ones (all of these are GETs).
         #expect(server.requestCount >= total + 2_000)
-        if let afterWarmUp, let afterRun {
-            let growth = Double(afterRun - afterWarmUp) / Double(afterWarmUp)
+        if let afterWarmUp, var afterRun {
+            var growth = Double(afterRun - afterWarmUp) / Double(afterWarmUp)
             // A sanitizer's allocator holds freed memory back (in quarantine, in shadow memory) by design; the bound
             // is checked in the plain build, where resident memory reflects what Sluice keeps.
             if Self.sanitizer == nil {
+                // Resident memory is the whole process's, and the suites running beside this one can raise its high
+                // water mark once. A leak grows on every run: when the first passes the bound, a second run of the
+                // same requests must stay within it.
+                if growth > 0.10, let before = Self.residentBytes() {
+                    let again = Locked<[Int: Ending]>([:])
+                    await Self.run(0..<total, width: 64, client: client, url: url, hanging: hanging, endings: again)
+                    afterRun = Self.residentBytes() ?? afterRun
+                    growth = Double(afterRun - before) / Double(before)
+                }
                 #expect(
                     growth <= 0.10,
                     """
-                    resident memory grew from \(afterWarmUp) to \(afterRun) bytes over \(total) requests at 64 \
-                    concurrent in \(elapsed): \(byKind.sorted { $0.key < $1.key })
+                    resident memory grew by \(Int(growth * 100))% (to \(afterRun) bytes, from \(afterWarmUp) after the \
+                    warm-up) over \(total) requests at 64 concurrent in \(elapsed), on a second run too when the first \
+                    passed the bound: \(byKind.sorted { $0.key < $1.key })
                     """
                 )
             }

@@ -510,9 +510,13 @@ final class TLSStream: @unchecked Sendable {
     /// Whether plaintext, or ciphertext not yet decrypted, waits inside TLS while the socket may be quiet.
     var hasBufferedInput: Bool { openSSL.pending(ssl) > 0 || openSSL.bioPending(networkIn) > 0 }
 
-    /// Reads ciphertext from the socket into OpenSSL, a record's worth at most.
+    /// The ciphertext read from the socket at a time: a few records, so that a large body costs a read a few records
+    /// rather than one each, while what waits inside TLS stays bounded by it.
+    private static let fillBufferSize = 64 << 10
+
+    /// Reads ciphertext from the socket into OpenSSL, ``fillBufferSize`` at most.
     private func fill() -> SocketIOResult {
-        withUnsafeTemporaryAllocation(byteCount: Self.recordBufferSize, alignment: 16) { buffer in
+        withUnsafeTemporaryAllocation(byteCount: Self.fillBufferSize, alignment: 16) { buffer in
             let result = socket.receive(into: buffer)
             guard case .transferred(let count) = result else { return result }
             if !isEstablished && firstBytes.count < 5 {
