@@ -14,7 +14,8 @@ import FoundationNetworking
 /// A case that URLSession on Linux cannot pass says why, and checks what the Transports article documents instead.
 /// Two cases stop the process inside FoundationNetworking: they are not run on URLSession at all. The compression
 /// bomb is in the soak suite, which measures memory; the hostile redirects are in ``RedirectRuleTests``, a dripped
-/// head in ``SocketRequestPerformerTests``, resets and bodies cut short in ``TransportTests``.
+/// head in ``SocketRequestPerformerTests``, resets and bodies cut short in ``TransportTests``. The cases run inside TLS
+/// too, through a relay that passes the bytes on as they are.
 @Suite struct HostileServerTests {
     /// What URLSession on Linux does with a case.
     enum URLSessionOutcome: Sendable {
@@ -151,6 +152,36 @@ import FoundationNetworking
         let before = server.acceptedConnections
         #expect(try await performer.perform(URLRequest(url: server.url("/fine"))).status == .ok)
         #expect(server.acceptedConnections == before + 1)
+    }
+
+    /// The same cases inside TLS: socat relays the server's bytes as they are, and Sluice's transport ends each with
+    /// the same error as over plain TCP, naming the TLS origin.
+    @Test(.enabled(if: tlsRelayPresent, tlsRelayMissing), arguments: cases)
+    func sluicesTransportEndsEachCaseWithAClearErrorOverTLS(_ hostile: Case) async throws {
+        let pki = try requirePKI()
+        let relay = try TLSRelay(upstreamPort: server.url("/").port ?? 0, chain: pki.good.chain, key: pki.good.key)
+        server.route("/hostile", response: LoopbackResponse(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen)))
+        var tls = TLSConfiguration()
+        tls.additionalTrustRoots = [.file(pki.root.path)]
+        let performer = SocketRequestPerformer(
+            configuration: .init(
+                maximumHeaderBytes: 16 << 10,
+                maximumHeadTime: .seconds(10),
+                maximumBodySize: 1 << 20,
+                tls: tls,
+                fallback: NoFallback()
+            )
+        )
+        var request = URLRequest(url: relay.url("/hostile"))
+        request.timeoutInterval = 20
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.timeLimited(to: .seconds(60)).perform(request)
+        }
+        let expected = hostile.sockets.replacingOccurrences(of: "ORIGIN", with: "localhost:\(relay.port)")
+        #expect(error?.message.hasSuffix(expected) == true, "\(error?.message ?? "no error")")
+        #expect(performer.openConnections == 0)
+        server.route("/fine", response: .text("fine"))
+        #expect(try await performer.perform(URLRequest(url: relay.url("/fine"))).body == Data("fine".utf8))
     }
 
     @Test(arguments: cases)

@@ -485,7 +485,7 @@ extension NginxServer {
     ///
     /// - Returns: The port.
     /// - Throws: ``NginxServerError`` when no socket could be bound.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         // Darwin declares SOCK_STREAM as an Int32; Glibc imports it as a member of the __socket_type enum.
         #if canImport(Darwin)
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)

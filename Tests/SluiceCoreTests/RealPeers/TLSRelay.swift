@@ -1,0 +1,92 @@
+import ClientFixtures
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether the TLS relay tests can run: socat and openssl are there, or the run requires them.
+let tlsRelayPresent = (TLSRelay.executable != nil && TestPKI.executable != nil) || NginxServer.isRequired
+
+/// Why the TLS relay tests are skipped.
+let tlsRelayMissing: Comment = "socat or openssl is missing; SLUICE_REQUIRE_PEERS=1 makes their absence a failure"
+
+/// socat in front of a plain server: TLS on a free loopback port, every byte relayed to the server and back as it is.
+///
+/// nginx in front of a server answers a malformed or cut response with a 502 of its own; socat does not read HTTP,
+/// so the loopback server's scripted faults reach Sluice's transport inside TLS exactly as they would over plain
+/// TCP. A connection to the relay is one to the server (socat forks for each), and the relay's end of a connection
+/// is the server's: socat ends the TLS stream with `close_notify` when the server closes.
+final class TLSRelay: @unchecked Sendable {
+    /// The socat executable: the first `socat` on `PATH`, else `/usr/bin/socat`; `nil` when there is none.
+    static let executable: URL? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map { "\($0)/socat" } + ["/usr/bin/socat"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }.map { URL(fileURLWithPath: $0) }
+    }()
+
+    /// The loopback port it takes TLS connections on.
+    let port: Int
+    private let process: Process
+    private let exited: Signal
+
+    /// Starts socat, and waits until it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - upstreamPort: The plain server's loopback port.
+    ///   - chain: The certificate chain to present, its own certificate first.
+    ///   - key: Its private key.
+    /// - Throws: ``NginxServerError`` when socat is missing or did not start.
+    init(upstreamPort: Int, chain: URL, key: URL) throws {
+        guard let executable = Self.executable else {
+            throw NginxServerError(description: "socat is not on PATH or at /usr/bin/socat")
+        }
+        var lastError = "no attempt"
+        for _ in 0..<5 {
+            let port = try NginxServer.freePort()
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [
+                "-T", "60",
+                "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(chain.path),key=\(key.path),verify=0",
+                "TCP:127.0.0.1:\(upstreamPort)",
+            ]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            let exited = Signal("socat to exit")
+            process.terminationHandler = { _ in exited.fire() }
+            try process.run()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning && ContinuousClock.now < deadline && !NginxServer.acceptsConnections(port: port) {
+                usleep(10_000)
+            }
+            if process.isRunning && NginxServer.acceptsConnections(port: port) {
+                self.port = port
+                self.process = process
+                self.exited = exited
+                return
+            }
+            process.terminate()
+            _ = try? exited.block(timeout: .seconds(5))
+            lastError = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        throw NginxServerError(description: "socat did not start: \(lastError)")
+    }
+
+    deinit {
+        process.terminate()
+    }
+
+    /// The URL of a path through the relay: `https://localhost:<port><path>`.
+    ///
+    /// - Parameter path: The path, with its leading `/`.
+    /// - Returns: The URL.
+    func url(_ path: String) -> URL {
+        URL(string: "https://localhost:\(port)\(path)") ?? URL(fileURLWithPath: "/")
+    }
+}
