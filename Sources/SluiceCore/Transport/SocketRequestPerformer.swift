@@ -94,6 +94,11 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var unixSocketPath: String?
         /// How `https://` connections are secured; verified against the system's trust store by default.
         public var tls: TLSConfiguration
+        /// The proxies requests go through; those the environment names by default (``ProxySettings/environment``,
+        /// read when the configuration is made), ``ProxySettings/none`` for none.
+        ///
+        /// Requests to a Unix domain socket, and with ``unixSocketPath``, never go through a proxy.
+        public var proxies: ProxySettings
         /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
         ///
         /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
@@ -115,6 +120,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed.
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
         ///   - tls: How `https://` connections are secured.
+        ///   - proxies: The proxies requests go through.
         ///   - fallback: What sends the schemes the performer does not.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
@@ -130,6 +136,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             followsRedirectsFromHTTPSToHTTP: Bool = false,
             unixSocketPath: String? = nil,
             tls: TLSConfiguration = TLSConfiguration(),
+            proxies: ProxySettings = .environment,
             fallback: any RequestPerformer = NetworkRequestPerformer()
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
@@ -145,6 +152,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
             self.unixSocketPath = unixSocketPath
             self.tls = tls
+            self.proxies = proxies
             self.fallback = fallback
         }
     }
@@ -262,13 +270,27 @@ public final class SocketRequestPerformer: RequestPerformer {
     ) async throws -> Response {
         var current = request
         for _ in 0...configuration.maximumRedirects {
+            let proxy = try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
             guard let url = current.url,
-                let origin = Origin(url, unixSocketPath: configuration.unixSocketPath, servesHTTPS: handlesHTTPS)
+                let origin = Origin(
+                    url,
+                    unixSocketPath: configuration.unixSocketPath,
+                    servesHTTPS: handlesHTTPS,
+                    proxy: proxy
+                )
             else {
                 try refuseFallbackWithoutTLSSettings(current)
                 return try await fallback(current)
             }
             let response = try await exchange(current, origin: origin, attach: attach)
+            if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
+                throw SluiceError(
+                    .transport,
+                    message:
+                        "the proxy \(proxy) requires authentication (407 Proxy Authentication Required) for \(url.absoluteString): it \(proxy.hasCredentials ? "refused the user name and password from its URL" : "asks for them")",
+                    underlyingError: URLError(.userAuthenticationRequired)
+                )
+            }
             guard let next = try redirect(current, status: response.status.code, headers: response.headers) else {
                 return response
             }
@@ -316,6 +338,22 @@ public final class SocketRequestPerformer: RequestPerformer {
                 fresh = true
             }
         }
+    }
+
+    /// The proxy a request to a URL goes through, if any, its credentials noted for redaction (they are sent with the
+    /// request, though not in its headers as built).
+    ///
+    /// - Throws: ``SluiceError`` when the proxy settings are not usable.
+    private func proxy(for url: URL) throws(SluiceError) -> Proxy? {
+        guard configuration.unixSocketPath == nil, let proxy = try configuration.proxies.proxy(for: url) else {
+            return nil
+        }
+        if let context = RequestContext.current {
+            for credential in proxy.credentialsToHide {
+                context.noteCredential(credential)
+            }
+        }
+        return proxy
     }
 
     /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than
