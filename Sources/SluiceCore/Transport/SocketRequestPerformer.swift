@@ -29,6 +29,14 @@ import Foundation
 /// its host, and keep ordinary URLs. The `Host` field is then `localhost`. A path longer than a socket address holds
 /// (107 bytes on Linux, 103 on Apple platforms) fails the request with a ``SluiceError`` naming it.
 ///
+/// **Proxies.** Requests go through the proxies ``Configuration/proxies`` names, by default those of the environment,
+/// read as curl reads them: `http_proxy` (lower case only) for `http://`, `https_proxy` or `HTTPS_PROXY` for
+/// `https://`, else `all_proxy` or `ALL_PROXY`, except for the hosts `no_proxy` or `NO_PROXY` lists (see
+/// ``ProxySettings``). `http://` goes to an HTTP proxy in absolute form and `https://` through a `CONNECT` tunnel, then
+/// TLS verified against the origin's name; SOCKS5 (`socks5://` resolving here, `socks5h://` at the proxy) tunnels
+/// both. The proxy URL's user name and password go to the proxy only, hidden in logs and errors; a `407` fails with a
+/// ``SluiceError`` that says so. Connections are pooled per origin and proxy. Unix sockets never go through a proxy.
+///
 /// **IPv4 and IPv6.** A host name is resolved on a thread of its own, never on the event loop, and its addresses are
 /// tried in the resolver's order; a URL can also name an address of either family, such as `http://[::1]:8080/`.
 ///

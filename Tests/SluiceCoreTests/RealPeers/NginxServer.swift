@@ -31,6 +31,8 @@ import Glibc
 /// - `/redirect-absolute`: 302 to `/small.json`, with an absolute `Location`.
 /// - `/echo-method`: 200, the request's method as the body (`text/plain`).
 /// - `/echo-host`: 200, the request's `Host` field as the body (`text/plain`).
+/// - `/echo-proxy-authorization`: 200, the request's `Proxy-Authorization` field in brackets (`[]` without one), so
+///   that a test sees that a proxy's credentials never reached the origin.
 /// - `/connection`: 200, the serial number of the connection and how many requests it has carried, as
 ///   `"<connection> <requests>"`, so that a test sees whether a connection was kept alive.
 /// - any other path: 404.
@@ -448,6 +450,10 @@ extension NginxServer {
                     location = /echo-host {
                         default_type text/plain;
                         return 200 $http_host;
+                    }
+                    location = /echo-proxy-authorization {
+                        default_type text/plain;
+                        return 200 "[$http_proxy_authorization]";
                     }
                     location = /connection {
                         default_type text/plain;
