@@ -29,6 +29,14 @@ import Foundation
 /// its host, and keep ordinary URLs. The `Host` field is then `localhost`. A path longer than a socket address holds
 /// (107 bytes on Linux, 103 on Apple platforms) fails the request with a ``SluiceError`` naming it.
 ///
+/// **Proxies.** Requests go through the proxies ``Configuration/proxies`` names, by default those of the environment,
+/// read as curl reads them: `http_proxy` (lower case only) for `http://`, `https_proxy` or `HTTPS_PROXY` for
+/// `https://`, else `all_proxy` or `ALL_PROXY`, except for the hosts `no_proxy` or `NO_PROXY` lists (see
+/// ``ProxySettings``). `http://` goes to an HTTP proxy in absolute form and `https://` through a `CONNECT` tunnel, then
+/// TLS verified against the origin's name; SOCKS5 (`socks5://` resolving here, `socks5h://` at the proxy) tunnels
+/// both. The proxy URL's user name and password go to the proxy only, hidden in logs and errors; a `407` fails with a
+/// ``SluiceError`` that says so. Connections are pooled per origin and proxy. Unix sockets never go through a proxy.
+///
 /// **IPv4 and IPv6.** A host name is resolved on a thread of its own, never on the event loop, and its addresses are
 /// tried in the resolver's order; a URL can also name an address of either family, such as `http://[::1]:8080/`.
 ///
@@ -94,6 +102,11 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var unixSocketPath: String?
         /// How `https://` connections are secured; verified against the system's trust store by default.
         public var tls: TLSConfiguration
+        /// The proxies requests go through; those the environment names by default (``ProxySettings/environment``,
+        /// read when the configuration is made), ``ProxySettings/none`` for none.
+        ///
+        /// Requests to a Unix domain socket, and with ``unixSocketPath``, never go through a proxy.
+        public var proxies: ProxySettings
         /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
         ///
         /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
@@ -115,6 +128,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed.
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
         ///   - tls: How `https://` connections are secured.
+        ///   - proxies: The proxies requests go through.
         ///   - fallback: What sends the schemes the performer does not.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
@@ -130,6 +144,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             followsRedirectsFromHTTPSToHTTP: Bool = false,
             unixSocketPath: String? = nil,
             tls: TLSConfiguration = TLSConfiguration(),
+            proxies: ProxySettings = .environment,
             fallback: any RequestPerformer = NetworkRequestPerformer()
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
@@ -145,6 +160,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
             self.unixSocketPath = unixSocketPath
             self.tls = tls
+            self.proxies = proxies
             self.fallback = fallback
         }
     }
@@ -278,13 +294,27 @@ public final class SocketRequestPerformer: RequestPerformer {
     ) async throws -> Response {
         var current = request
         for _ in 0...configuration.maximumRedirects {
+            let proxy = try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
             guard let url = current.url,
-                let origin = Origin(url, unixSocketPath: configuration.unixSocketPath, servesHTTPS: handlesHTTPS)
+                let origin = Origin(
+                    url,
+                    unixSocketPath: configuration.unixSocketPath,
+                    servesHTTPS: handlesHTTPS,
+                    proxy: proxy
+                )
             else {
                 try refuseFallbackWithoutTLSSettings(current)
                 return try await fallback(current)
             }
             let response = try await exchange(current, origin: origin, attach: attach)
+            if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
+                throw SluiceError(
+                    .transport,
+                    message:
+                        "the proxy \(proxy) requires authentication (407 Proxy Authentication Required) for \(url.absoluteString): it \(proxy.hasCredentials ? "refused the user name and password from its URL" : "asks for them")",
+                    underlyingError: URLError(.userAuthenticationRequired)
+                )
+            }
             guard let next = try redirect(current, status: response.status.code, headers: response.headers) else {
                 return response
             }
@@ -332,6 +362,22 @@ public final class SocketRequestPerformer: RequestPerformer {
                 fresh = true
             }
         }
+    }
+
+    /// The proxy a request to a URL goes through, if any, its credentials noted for redaction (they are sent with the
+    /// request, though not in its headers as built).
+    ///
+    /// - Throws: ``SluiceError`` when the proxy settings are not usable.
+    private func proxy(for url: URL) throws(SluiceError) -> Proxy? {
+        guard configuration.unixSocketPath == nil, let proxy = try configuration.proxies.proxy(for: url) else {
+            return nil
+        }
+        if let context = RequestContext.current {
+            for credential in proxy.credentialsToHide {
+                context.noteCredential(credential)
+            }
+        }
+        return proxy
     }
 
     /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than

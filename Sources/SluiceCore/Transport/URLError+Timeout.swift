@@ -63,4 +63,22 @@ extension URLError {
             ]
         )
     }
+
+    /// The error of a proxy's handshake (`CONNECT`, SOCKS5) that did not finish within the connect timeout, which
+    /// bounds the connection attempt and its handshakes together.
+    ///
+    /// - Parameters:
+    ///   - origin: Where it was connecting to, and through which proxy.
+    ///   - timeout: The limit.
+    /// - Returns: A `timedOut` error whose description names both.
+    static func proxyHandshakeTimeout(_ origin: String, _ timeout: Duration) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "opening the tunnel to \(origin) did not finish within the connect timeout of "
+                    + PipelineMetrics.format(timeout)
+            ]
+        )
+    }
 }

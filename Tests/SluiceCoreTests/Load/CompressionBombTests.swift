@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import SluiceCore
 import SluiceTesting
@@ -16,14 +17,15 @@ enum CompressionBomb {
     static let bytes: Data? = {
         let gzip = ["/bin/gzip", "/usr/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let gzip else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gzip)
-        process.arguments = ["-9", "-c"]
         let input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return nil }
+        let process = try? ChildProcess(
+            URL(fileURLWithPath: gzip),
+            ["-9", "-c"],
+            standardInput: .pipe(input),
+            standardOutput: .pipe(output)
+        )
+        guard let process else { return nil }
         let writer = Thread {
             let zeros = Data(count: 1 << 20)
             for _ in 0..<(decodedSize >> 20) {

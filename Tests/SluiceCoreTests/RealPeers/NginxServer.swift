@@ -31,6 +31,8 @@ import Glibc
 /// - `/redirect-absolute`: 302 to `/small.json`, with an absolute `Location`.
 /// - `/echo-method`: 200, the request's method as the body (`text/plain`).
 /// - `/echo-host`: 200, the request's `Host` field as the body (`text/plain`).
+/// - `/echo-proxy-authorization`: 200, the request's `Proxy-Authorization` field in brackets (`[]` without one), so
+///   that a test sees that a proxy's credentials never reached the origin.
 /// - `/connection`: 200, the serial number of the connection and how many requests it has carried, as
 ///   `"<connection> <requests>"`, so that a test sees whether a connection was kept alive.
 /// - any other path: 404.
@@ -49,7 +51,7 @@ final class NginxServer: Sendable {
     /// The temporary directory that holds its configuration, documents, logs and socket.
     let directory: URL
     /// The nginx process.
-    let process: Process
+    let process: ChildProcess
     /// Fired when the nginx process has exited.
     private let exited: Signal
 
@@ -146,11 +148,11 @@ final class NginxServer: Sendable {
     ///   - process: The process.
     ///   - exited: Fired when it has exited.
     ///   - directory: Its directory.
-    private static func stop(_ process: Process, exited: Signal, directory: URL) {
+    private static func stop(_ process: ChildProcess, exited: Signal, directory: URL) {
         if process.isRunning {
             process.terminate()
             if !Self.waitForExit(exited) {
-                kill(process.processIdentifier, SIGKILL)
+                process.forceKill()
                 process.waitUntilExit()
             }
         }
@@ -452,6 +454,10 @@ extension NginxServer {
                         default_type text/plain;
                         return 200 $http_host;
                     }
+                    location = /echo-proxy-authorization {
+                        default_type text/plain;
+                        return 200 "[$http_proxy_authorization]";
+                    }
                     location = /connection {
                         default_type text/plain;
                         return 200 "$connection $connection_requests";
@@ -559,7 +565,7 @@ extension NginxServer {
         in directory: URL,
         socketPath: String,
         tls: TLSSite?
-    ) throws -> (Process, Signal, Int, Int?) {
+    ) throws -> (ChildProcess, Signal, Int, Int?) {
         var attempt = 1
         while true {
             let port = try freePort()
@@ -597,7 +603,7 @@ extension NginxServer {
         port: Int,
         socketPath: String,
         tls: (site: TLSSite, port: Int)?
-    ) throws -> (Process, Signal) {
+    ) throws -> (ChildProcess, Signal) {
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         let errorLog = directory.appendingPathComponent("error.log")
         let output = directory.appendingPathComponent("output.log")
@@ -611,24 +617,15 @@ extension NginxServer {
             .write(to: configurationFile)
         try Data().write(to: output)
 
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-p", directory.path + "/", "-c", configurationFile.path, "-e", errorLog.path]
-        process.standardInput = FileHandle.nullDevice
         let outputHandle = try FileHandle(forWritingTo: output)
         defer { try? outputHandle.close() }
-        process.standardOutput = outputHandle
-        process.standardError = outputHandle
-        // A child starts with its parent thread's signal mask, and the threads tasks run on block most signals: nginx
-        // would not see the SIGTERM that stops it. It is started with none blocked, as from a shell.
-        var none = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let exited = Signal("nginx to exit")
-        process.terminationHandler = { _ in exited.fire() }
-        try process.run()
+        let process = try ChildProcess(
+            executable,
+            ["-p", directory.path + "/", "-c", configurationFile.path, "-e", errorLog.path],
+            standardOutput: .file(outputHandle),
+            standardError: .file(outputHandle)
+        )
+        let exited = process.exited
 
         // nginx tells its parent nothing when it is ready, so readiness is polled, for 5 seconds at most: its pid file,
         // which it writes after opening its sockets and installing its signal handlers (before them, a SIGTERM from

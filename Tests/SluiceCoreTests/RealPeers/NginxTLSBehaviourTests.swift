@@ -490,7 +490,7 @@ final class CuttingRelay: Sendable {
     }
 
     /// Makes a socket's calls wait, as the relay's threads want.
-    private static func makeBlocking(_ socket: Socket) {
+    static func makeBlocking(_ socket: Socket) {
         let flags = fcntl(socket.descriptor, F_GETFL)
         _ = fcntl(socket.descriptor, F_SETFL, flags & ~O_NONBLOCK)
     }

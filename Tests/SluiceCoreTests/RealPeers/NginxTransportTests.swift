@@ -306,7 +306,6 @@ struct NginxServerTests {
 
         #expect(NginxServer.acceptsConnections(port: server.port))
         server.stop()
-        #expect(server.process.terminationReason == .exit)
         #expect(server.process.terminationStatus == 0)
         #expect(!NginxServer.acceptsConnections(port: server.port))
         #expect(!FileManager.default.fileExists(atPath: server.directory.path))

@@ -30,8 +30,7 @@ final class TLSRelay: @unchecked Sendable {
 
     /// The loopback port it takes TLS connections on.
     let port: Int
-    private let process: Process
-    private let exited: Signal
+    private let process: ChildProcess
 
     /// Starts socat, and waits until it accepts connections.
     ///
@@ -47,20 +46,23 @@ final class TLSRelay: @unchecked Sendable {
         var lastError = "no attempt"
         for _ in 0..<5 {
             let port = try NginxServer.freePort()
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = [
-                "-T", "60",
-                "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(chain.path),key=\(key.path),verify=0",
-                "TCP:127.0.0.1:\(upstreamPort)",
-            ]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            let exited = Signal("socat to exit")
-            process.terminationHandler = { _ in exited.fire() }
-            try process.run()
+            // Its messages go to a file, which nothing has to drain while it runs.
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-socat-\(port).log")
+            try Data().write(to: log)
+            let errors = try FileHandle(forWritingTo: log)
+            defer {
+                try? errors.close()
+                try? FileManager.default.removeItem(at: log)
+            }
+            let process = try ChildProcess(
+                executable,
+                [
+                    "-T", "60",
+                    "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(chain.path),key=\(key.path),verify=0",
+                    "TCP:127.0.0.1:\(upstreamPort)",
+                ],
+                standardError: .file(errors)
+            )
             let deadline = ContinuousClock.now + .seconds(5)
             while process.isRunning && ContinuousClock.now < deadline && !NginxServer.acceptsConnections(port: port) {
                 usleep(10_000)
@@ -68,12 +70,11 @@ final class TLSRelay: @unchecked Sendable {
             if process.isRunning && NginxServer.acceptsConnections(port: port) {
                 self.port = port
                 self.process = process
-                self.exited = exited
                 return
             }
             process.terminate()
-            _ = try? exited.block(timeout: .seconds(5))
-            lastError = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+            process.waitUntilExit(timeout: .seconds(5))
+            lastError = (try? String(contentsOf: log, encoding: .utf8)) ?? "no message"
         }
         throw NginxServerError(description: "socat did not start: \(lastError)")
     }

@@ -234,16 +234,16 @@ final class TestPKI: Sendable {
     ///
     /// - Throws: ``TestPKIError`` with its output when it failed.
     private static func run(_ openssl: URL, _ arguments: [String], in directory: URL) throws(TestPKIError) {
-        let process = Process()
-        process.executableURL = openssl
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess(
+                openssl,
+                arguments,
+                directory: directory,
+                standardOutput: .pipe(output),
+                standardError: .pipe(output)
+            )
         } catch {
             throw TestPKIError(description: "openssl could not start: \(error)")
         }

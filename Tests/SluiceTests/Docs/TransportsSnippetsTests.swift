@@ -43,6 +43,35 @@ import FoundationNetworking
         }
     }
 
+    @Test func proxies() throws {
+        let proxy = try Proxy(url: "http://user:secret@proxy.internal:3128")
+        let configuration = SocketRequestPerformer.Configuration(
+            proxies: ProxySettings(http: proxy, https: proxy, noProxy: ["localhost", ".internal", "10.0.0.0/8"])
+        )
+        let throughProxy = SocketRequestPerformer(configuration: configuration)
+        let direct = SocketRequestPerformer(configuration: .init(proxies: .none))
+        let url = try #require(URL(string: "https://example.com/"))
+        #expect(try throughProxy.configuration.proxies.proxy(for: url) == proxy)
+        #expect(try direct.configuration.proxies.proxy(for: url) == nil)
+        let internalHost = try #require(URL(string: "http://db.internal/"))
+        #expect(try throughProxy.configuration.proxies.proxy(for: internalHost) == nil)
+    }
+
+    /// The snippets of the types' own documentation: ``Proxy`` and ``ProxySettings``.
+    @Test func proxyDocumentation() throws {
+        let fromURL = try Proxy(url: "http://proxy.example:3128")
+        let socks = Proxy(.socks5h, host: "127.0.0.1", port: 1080, username: "me", password: "secret")
+        #expect(fromURL.port == 3128 && socks.kind == .socks5h)
+        let proxy = try Proxy(url: "http://proxy.internal:3128")
+        let throughProxy = SocketRequestPerformer.Configuration(
+            proxies: ProxySettings(http: proxy, https: proxy, noProxy: ["localhost", "10.0.0.0/8", ".internal"])
+        )
+        let direct = SocketRequestPerformer.Configuration(proxies: .none)
+        let url = try #require(URL(string: "http://example.com/"))
+        #expect(try throughProxy.proxies.proxy(for: url) == proxy)
+        #expect(try direct.proxies.proxy(for: url) == nil)
+    }
+
     @Test func unixSocketByConfiguration() {
         let engine = SocketRequestPerformer(configuration: .init(unixSocketPath: "/var/run/docker.sock"))
         let api = APIClient(requestPerformer: engine)

@@ -40,6 +40,11 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     private var connecting: CheckedContinuation<Void, any Error>?
     /// Whether the TCP connection is up: a TLS stream then shakes hands before the connection is ready.
     private var tcpConnected = false
+    /// The handshake that opens a tunnel through a proxy once the TCP connection is up, until it is open.
+    private var proxyHandshake: ProxyHandshake?
+    /// The handshake's bytes not yet taken by the socket, from ``proxyOutputOffset`` on.
+    private var proxyOutput: [UInt8] = []
+    private var proxyOutputOffset = 0
     private var connectTimer: UInt64?
     private var exchange: Exchange?
     private var parser = ResponseParser(
@@ -58,13 +63,14 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
     /// The bytes of a streamed body read ahead of its reader before the socket stops being read.
     private let readAhead: Int
 
-    /// Opens a socket and starts connecting it; ``waitUntilConnected(timeout:)`` finishes, with the TLS handshake
-    /// when the origin uses TLS.
+    /// Opens a socket and starts connecting it; ``waitUntilConnected(timeout:)`` finishes, with the proxy's handshake
+    /// when it goes through a tunnel, then the TLS handshake when the origin uses TLS.
     ///
     /// - Parameters:
     ///   - address: The address to connect to.
     ///   - origin: Where it goes, as the pool names it.
     ///   - tls: The TLS settings, for an origin that uses TLS.
+    ///   - proxyHandshake: The handshake that opens a tunnel through the origin's proxy, if it needs one.
     ///   - loop: The loop the socket is registered on.
     ///   - pool: The pool it goes back to.
     ///   - limits: The limits of a response's head.
@@ -74,6 +80,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         to address: SocketAddress,
         origin: Origin,
         tls: TLSContext?,
+        proxyHandshake: ProxyHandshake? = nil,
         loop: EventLoop,
         pool: ConnectionPool,
         limits: HeadLimits,
@@ -84,6 +91,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         self.pool = pool
         self.limits = limits
         self.readAhead = readAhead
+        self.proxyHandshake = proxyHandshake
         let socket = try Socket.stream(family: address.family)
         do {
             _ = try socket.connect(to: address)
@@ -131,10 +139,13 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                             self.connectTimer = self.loop.schedule(at: self.loop.now + timeout) {
                                 self.lock.withLock { _ in
                                     self.connectTimer = nil
+                                    let origin = self.origin.description
                                     self.finishConnecting(
-                                        self.tcpConnected
-                                            ? URLError.handshakeTimeout(self.origin.description, timeout)
-                                            : URLError.connectTimeout(self.origin.description, timeout)
+                                        !self.tcpConnected
+                                            ? URLError.connectTimeout(origin, timeout)
+                                            : self.proxyHandshake != nil
+                                                ? URLError.proxyHandshakeTimeout(origin, timeout)
+                                                : URLError.handshakeTimeout(origin, timeout)
                                     )
                                 }
                             }
@@ -177,6 +188,72 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         }
     }
 
+    /// Takes the proxy's handshake as far as the socket allows, then the TLS handshake once the tunnel is open;
+    /// call on the loop, with the lock held, while connecting.
+    ///
+    /// The proxy's replies are read into the loop's buffer and handed to the handshake, which bounds them and reads
+    /// nothing past them: the bytes after belong to the origin.
+    private func openTunnel() {
+        while var handshake = proxyHandshake {
+            while proxyOutputOffset < proxyOutput.count {
+                let result = proxyOutput.withUnsafeBytes { bytes in
+                    socket.sendSome(UnsafeRawBufferPointer(rebasing: bytes[proxyOutputOffset...]))
+                }
+                switch result {
+                case .transferred(let count):
+                    proxyOutputOffset += count
+                case .wouldBlock:
+                    setInterest(.writable)
+                    return
+                case .endOfStream:
+                    finishConnecting(handshake.closedEarly())
+                    return
+                case .failed(let code):
+                    finishConnecting(Self.lostError("sending to \(origin) failed: \(SocketError("send", errno: code))"))
+                    return
+                }
+            }
+            proxyOutput = []
+            proxyOutputOffset = 0
+            if handshake.isDone {
+                proxyHandshake = nil
+                if stream.tls != nil {
+                    shakeHands()
+                } else {
+                    finishConnecting(nil)
+                }
+                return
+            }
+            let buffer = loop.receiveBuffer
+            switch socket.receive(into: buffer) {
+            case .transferred(let count):
+                do {
+                    try handshake.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                } catch {
+                    finishConnecting(error)
+                    return
+                }
+                proxyOutput = handshake.takeOutput()
+                proxyHandshake = handshake
+            case .wouldBlock:
+                setInterest(.readable)
+                return
+            case .endOfStream:
+                finishConnecting(handshake.closedEarly())
+                return
+            case .failed(let code):
+                finishConnecting(Self.lostError("reading from \(origin) failed: \(SocketError("recv", errno: code))"))
+                return
+            }
+        }
+    }
+
+    /// Whether the TCP connection was up when connecting failed or finished: a failure after it (a proxy's or a TLS
+    /// handshake's) would fail on the origin's other addresses too.
+    var reachedPeer: Bool {
+        lock.withLock { _ in tcpConnected }
+    }
+
     // MARK: Readiness
 
     func handle(readable: Bool, writable: Bool) {
@@ -210,13 +287,20 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             if !tcpConnected {
                 guard writable else { return }
                 let code = socket.pendingError()
-                guard code == 0, stream.tls != nil else {
-                    finishConnecting(code == 0 ? nil : Self.connectError(origin, SocketError("connect", errno: code)))
+                guard code == 0 else {
+                    finishConnecting(Self.connectError(origin, SocketError("connect", errno: code)))
                     return
                 }
                 tcpConnected = true
+                proxyOutput = proxyHandshake?.takeOutput() ?? []
             }
-            shakeHands()
+            if proxyHandshake != nil {
+                openTunnel()
+            } else if stream.tls != nil {
+                shakeHands()
+            } else {
+                finishConnecting(nil)
+            }
             return
         }
         guard let exchange else {

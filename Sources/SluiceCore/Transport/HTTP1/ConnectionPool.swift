@@ -244,26 +244,27 @@ final class ConnectionPool: Sendable {
             }
             addresses = [.unix(path)]
         case .tcp(let host, let port):
-            do {
-                addresses = try await SocketAddress.resolve(host: host, port: port)
-            } catch {
-                throw SluiceError(.transport, message: "\(error)", underlyingError: URLError(.cannotFindHost))
-            }
+            // Through a proxy, the connection goes to the proxy.
+            addresses = try await Self.resolve(host: origin.proxy?.host ?? host, port: origin.proxy?.port ?? port)
         }
         let tls = origin.usesTLS ? try makeTLSContext() : nil
+        let handshake = try await proxyHandshake(origin)
         var lastError: (any Error)?
         for address in addresses {
             try Task.checkCancellation()
+            var made: Connection?
             do {
                 let connection = try Connection(
                     to: address,
                     origin: origin,
                     tls: tls,
+                    proxyHandshake: handshake,
                     loop: EventLoop.next(),
                     pool: self,
                     limits: settings.limits,
                     readAhead: settings.readAhead
                 )
+                made = connection
                 try await connection.waitUntilConnected(timeout: settings.connectTimeout)
                 return connection
             } catch let error as SocketError {
@@ -272,12 +273,49 @@ final class ConnectionPool: Sendable {
                     message: "could not connect to \(origin): \(error)",
                     underlyingError: URLError(.cannotConnectToHost)
                 )
-            } catch let error as SluiceError where (error.underlyingError as? URLError)?.code == .cannotConnectToHost {
-                // The next address may answer; a failure after connecting (TLS) would fail there too.
+            } catch let error as SluiceError
+                where (error.underlyingError as? URLError)?.code == .cannotConnectToHost && made?.reachedPeer != true
+            {
+                // The next address may answer; a failure after connecting (a proxy's refusal, TLS) would fail there
+                // too.
                 lastError = error
             }
         }
         throw lastError ?? SluiceError(.transport, message: "\(origin) has no address")
+    }
+
+    /// The addresses of a host, or the error that names it.
+    private static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
+        do {
+            return try await SocketAddress.resolve(host: host, port: port)
+        } catch {
+            throw SluiceError(.transport, message: "\(error)", underlyingError: URLError(.cannotFindHost))
+        }
+    }
+
+    /// The handshake that opens a tunnel to an origin through its proxy, or `nil` when it goes directly or to an
+    /// HTTP proxy in absolute form.
+    ///
+    /// Through `socks5://` the origin's host is resolved here, and the proxy given its first address; through
+    /// `socks5h://` and `CONNECT` the proxy is given the name.
+    private func proxyHandshake(_ origin: Origin) async throws -> ProxyHandshake? {
+        guard let proxy = origin.proxy, !origin.sendsAbsoluteForm, case .tcp(let host, let port) = origin.address
+        else { return nil }
+        let target: ProxyHandshake.Target
+        if proxy.kind == .socks5 {
+            let resolved = try await Self.resolve(host: host, port: port)
+            guard let first = resolved.first else {
+                throw SluiceError(
+                    .transport,
+                    message: "\(host) has no address",
+                    underlyingError: URLError(.cannotFindHost)
+                )
+            }
+            target = .address(first)
+        } else {
+            target = .name(host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
+        }
+        return try ProxyHandshake(proxy: proxy, target: target, limits: settings.limits)
     }
 
     private func waitForRelease(_ origin: Origin) async throws -> Connection? {

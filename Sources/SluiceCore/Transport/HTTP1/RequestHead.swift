@@ -24,6 +24,10 @@ package struct RequestHead {
     /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). No
     /// `Accept-Encoding` is added: the transport does not decode compressed bodies.
     ///
+    /// Through an HTTP proxy an `http://` request names its origin in absolute form (`GET http://host/path`), with the
+    /// proxy's credentials, if its URL has any, as `Proxy-Authorization`; through a tunnel (`CONNECT`, SOCKS5) it
+    /// goes in origin form, without the request's own `Proxy-Authorization`, which is for a proxy, not the origin.
+    ///
     /// - Parameters:
     ///   - request: The request.
     ///   - target: Where it goes.
@@ -42,6 +46,15 @@ package struct RequestHead {
             names.remove(name.lowercased())
         }
         remove("Connection")
+        if target.sendsAbsoluteForm, let authorization = target.proxy?.basicAuthorization {
+            // The proxy's own credentials, from its URL, take the place of the request's.
+            remove("Proxy-Authorization")
+            fields["Proxy-Authorization"] = authorization
+            names.insert("proxy-authorization")
+        } else if target.proxy != nil && !target.sendsAbsoluteForm {
+            // Through a tunnel the request reaches the origin, which must not see what was meant for a proxy.
+            remove("Proxy-Authorization")
+        }
         if let data = request.httpBody {
             remove("Content-Length")
             framing = .length(Int64(data.count))
@@ -61,7 +74,10 @@ package struct RequestHead {
         } else {
             framing = .length(0)
         }
-        var head = method + " " + Self.requestTarget(of: request.url) + " HTTP/1.1\r\n"
+        let path = Self.requestTarget(of: request.url)
+        // An HTTP proxy is sent the absolute form, which names the origin; everything else the origin form.
+        let requestTarget = target.sendsAbsoluteForm ? "http://" + target.hostField + path : path
+        var head = method + " " + requestTarget + " HTTP/1.1\r\n"
         if !names.contains("host") {
             head += "Host: " + target.hostField + "\r\n"
         }
@@ -103,6 +119,13 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
     var address: Address
     /// Whether connections to it speak TLS (`https://`).
     var usesTLS = false
+    /// The proxy connections to it go through, if any: an origin reached directly and one through a proxy are
+    /// pooled apart.
+    var proxy: Proxy?
+
+    /// Whether requests go to an HTTP proxy in absolute form, rather than through a tunnel or directly: `http://`
+    /// through an HTTP proxy.
+    var sendsAbsoluteForm: Bool { proxy?.kind == .http && !usesTLS }
 
     /// The value of the `Host` field for requests to the origin.
     var hostField: String {
@@ -115,12 +138,15 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The origin as a log or an error names it: `127.0.0.1:8080`, or `unix:/var/run/docker.sock`.
+    /// The origin as a log or an error names it: `127.0.0.1:8080`, `unix:/var/run/docker.sock`, or
+    /// `example.com:443 through the proxy http://127.0.0.1:3128`.
     package var description: String {
+        let through = proxy.map { " through the proxy \($0)" } ?? ""
         switch address {
         case .tcp(let host, let port):
-            host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        case .unix(let path): "unix:\(path)"
+            return (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)") + through
+        case .unix(let path):
+            return "unix:\(path)"
         }
     }
 
@@ -132,7 +158,8 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
     ///   - url: The request's URL.
     ///   - unixSocketPath: A socket every `http://` request goes to instead of its host, when set.
     ///   - servesHTTPS: Whether `https://` is served (OpenSSL is loaded).
-    package init?(_ url: URL, unixSocketPath: String?, servesHTTPS: Bool = false) {
+    ///   - proxy: The proxy to go through, if any; never for a Unix socket.
+    package init?(_ url: URL, unixSocketPath: String?, servesHTTPS: Bool = false, proxy: Proxy? = nil) {
         switch url.scheme?.lowercased() {
         case "http":
             if let unixSocketPath {
@@ -153,6 +180,9 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
             address = .unix(path: path)
         default:
             return nil
+        }
+        if case .tcp = address {
+            self.proxy = proxy
         }
     }
 }

@@ -115,6 +115,24 @@ package enum SocketAddress: Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The IP address's bytes in network order, 4 for IPv4 and 16 for IPv6; `nil` for a Unix socket.
+    package var ipBytes: [UInt8]? {
+        switch self {
+        case .ipv4(var address): withUnsafeBytes(of: &address.sin_addr) { Array($0) }
+        case .ipv6(var address): withUnsafeBytes(of: &address.sin6_addr) { Array($0) }
+        case .unix: nil
+        }
+    }
+
+    /// The port, for a TCP address; 0 for a Unix socket.
+    package var port: Int {
+        switch self {
+        case .ipv4(let address): Int(UInt16(bigEndian: address.sin_port))
+        case .ipv6(let address): Int(UInt16(bigEndian: address.sin6_port))
+        case .unix: 0
+        }
+    }
+
     /// The addresses a host name resolves to, in the resolver's order of preference, resolved on a thread of its own
     /// so that the blocking `getaddrinfo` holds up neither the event loop, nor Swift's cooperative threads, nor
     /// Dispatch's (whose pool for the global queues does not grow when its threads block).

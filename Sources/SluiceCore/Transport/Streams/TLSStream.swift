@@ -1,13 +1,6 @@
 import CSluiceSystem
 import Foundation
 
-// inet_pton comes from the C library: Darwin on Apple platforms, Glibc on Linux.
-#if canImport(Darwin)
-import Darwin
-#else
-import Glibc
-#endif
-
 /// TLS over a non-blocking socket: OpenSSL's record layer between memory buffers, the socket read and written by
 /// Sluice itself.
 ///
@@ -137,15 +130,7 @@ final class TLSStream: @unchecked Sendable {
 
     /// The bytes of an IP address literal, 4 or 16, or `nil` for a host name.
     private static func ipAddressBytes(_ host: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) }
-        }
-        return nil
+        SocketAddress.numeric(host: host, port: 0)?.ipBytes
     }
 
     private static func setupError(_ what: String, _ openSSL: OpenSSL) -> SluiceError {
