@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SluiceCore
@@ -31,10 +32,10 @@ struct EncodedSample: Sendable, CustomTestStringConvertible {
 /// Text of some length that compresses as prose does.
 func sampleText(bytes: Int) -> Data {
     let words = ["stream", "socket", "buffer", "header", "request", "status", "chunk", "frame", "pipeline", "byte"]
+    var generator = SplitMix64(seed: 0xC0DE_C0DE)
     var text = ""
-    var index = 7
     while text.utf8.count < bytes {
-        index = (index * 31 + 17) % 1_009
+        let index = Int(generator.next() % 1_000)
         text += words[index % words.count] + (index % 13 == 0 ? ".\n" : " ")
     }
     return Data(text.utf8.prefix(bytes))
