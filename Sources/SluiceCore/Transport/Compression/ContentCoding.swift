@@ -2,23 +2,23 @@ import Foundation
 
 /// A content coding the transport decodes (RFC 9110, section 8.4.1): `gzip`, `deflate`, `br` or `zstd`, each where
 /// the system library that decodes it could be loaded.
-struct ContentCoding: Hashable, Sendable, CustomStringConvertible {
+package struct ContentCoding: Hashable, Sendable, CustomStringConvertible {
     /// The coding's token, as `Accept-Encoding` and `Content-Encoding` spell it.
-    let name: String
+    package let name: String
 
     /// `gzip`, decoded by zlib; `x-gzip` names it too.
-    static let gzip = ContentCoding(name: "gzip")
+    package static let gzip = ContentCoding(name: "gzip")
     /// `deflate`: the zlib format, or raw deflate as some servers send; decoded by zlib.
-    static let deflate = ContentCoding(name: "deflate")
+    package static let deflate = ContentCoding(name: "deflate")
     /// `br`: brotli, decoded by libbrotlidec.
-    static let brotli = ContentCoding(name: "br")
+    package static let brotli = ContentCoding(name: "br")
     /// `zstd`: Zstandard, decoded by libzstd.
-    static let zstd = ContentCoding(name: "zstd")
+    package static let zstd = ContentCoding(name: "zstd")
 
     /// Every coding the transport knows, in the order `Accept-Encoding` lists them.
-    static let all: [ContentCoding] = [.gzip, .deflate, .brotli, .zstd]
+    package static let all: [ContentCoding] = [.gzip, .deflate, .brotli, .zstd]
 
-    var description: String { name }
+    package var description: String { name }
 
     /// Why this process cannot decode the coding, or `nil` when it can: its library could not be loaded.
     var unavailableReason: String? {
@@ -30,7 +30,7 @@ struct ContentCoding: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The codings this process decodes, in the order `Accept-Encoding` lists them.
-    static let available: [ContentCoding] = all.filter { $0.unavailableReason == nil }
+    package static let available: [ContentCoding] = all.filter { $0.unavailableReason == nil }
 
     /// The value of `Accept-Encoding` for what this process decodes, such as `gzip, deflate, br, zstd`; `nil` when it
     /// decodes nothing.
@@ -47,7 +47,7 @@ struct ContentCoding: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter value: The field's value, such as `gzip` or `gzip, br`; several fields joined with commas.
     /// - Returns: The codings in the order they were applied; `nil` when the value is empty or only `identity`, or
     ///   names a coding this process does not decode: the body is then handed over as sent.
-    static func applied(in value: String) -> [ContentCoding]? {
+    package static func applied(in value: String) -> [ContentCoding]? {
         var codings: [ContentCoding] = []
         for token in value.split(separator: ",") {
             let name = token.trimmingCharacters(in: .whitespaces).lowercased()

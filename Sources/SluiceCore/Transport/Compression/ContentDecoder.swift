@@ -4,12 +4,22 @@ import Foundation
 ///
 /// An exchange carries one when the performer sent its own `Accept-Encoding`; the connection then decodes a body whose
 /// `Content-Encoding` lists only codings this process decodes.
-struct ContentDecoding: Sendable {
+package struct ContentDecoding: Sendable {
     /// The most decoded bytes, for a buffered body; `nil` for a streamed one, which its reader limits.
     var maximumSize: Int?
     /// The most decoded bytes for each encoded byte, once more than ``ContentDecoder/ratioFloor`` are decoded; `nil`
     /// for no bound.
     var maximumRatio: Int?
+
+    /// Creates limits.
+    ///
+    /// - Parameters:
+    ///   - maximumSize: The most decoded bytes, or `nil` for no limit.
+    ///   - maximumRatio: The most decoded bytes for each encoded byte, or `nil` for no bound.
+    package init(maximumSize: Int? = nil, maximumRatio: Int?) {
+        self.maximumSize = maximumSize
+        self.maximumRatio = maximumRatio
+    }
 
     /// The codings a response's head says were applied, when the body is to be decoded.
     ///
@@ -30,12 +40,12 @@ struct ContentDecoding: Sendable {
 /// for brotli, 8 MiB for zstd), one chunk of output, and the input not yet consumed.
 ///
 /// Not `Sendable`: one reader, or the connection's loop, uses it at a time.
-final class ContentDecoder {
+package final class ContentDecoder {
     /// The most bytes a chunk of output holds.
-    static let chunkSize = 64 << 10
+    package static let chunkSize = 64 << 10
     /// The decoded bytes that are never refused for their ratio: a small body of repetitive text may compress beyond
     /// any sensible bound, and holding it costs nothing.
-    static let ratioFloor = 64 << 10
+    package static let ratioFloor = 64 << 10
 
     /// The codings, as applied.
     let codings: [ContentCoding]
@@ -76,7 +86,7 @@ final class ContentDecoder {
     ///   - codings: The codings, in the order they were applied, as `Content-Encoding` lists them.
     ///   - limits: The size limit and ratio bound.
     /// - Throws: ``SluiceError`` when more codings are stacked than are decoded, or a decoder could not be set up.
-    init(codings: [ContentCoding], limits: ContentDecoding) throws(SluiceError) {
+    package init(codings: [ContentCoding], limits: ContentDecoding) throws(SluiceError) {
         self.codings = codings
         self.limits = limits
         guard codings.count <= ContentCoding.maximumStack else {
@@ -113,7 +123,7 @@ final class ContentDecoder {
     /// Takes the next piece of the body as it came; call ``next()`` until it returns `nil` before the next piece.
     ///
     /// - Parameter bytes: Encoded bytes.
-    func feed(_ bytes: Data) {
+    package func feed(_ bytes: Data) {
         layers[0].feed(bytes)
     }
 
@@ -121,7 +131,7 @@ final class ContentDecoder {
     ///
     /// - Returns: At most ``chunkSize`` bytes, never empty; `nil` when all that was fed is decoded.
     /// - Throws: ``SluiceError`` when the body is corrupt, or passes the size limit or the ratio bound.
-    func next() throws(SluiceError) -> Data? {
+    package func next() throws(SluiceError) -> Data? {
         guard let chunk = try pull(layers.count - 1) else { return nil }
         bytesOut += chunk.count
         if let limit = limits.maximumSize, bytesOut > limit {
@@ -149,7 +159,7 @@ final class ContentDecoder {
     /// `304`'s.
     ///
     /// - Throws: ``SluiceError`` when a stream was cut short.
-    func finish() throws(SluiceError) {
+    package func finish() throws(SluiceError) {
         for layer in layers where layer.received && !layer.ended {
             throw SluiceError(
                 .transport,
