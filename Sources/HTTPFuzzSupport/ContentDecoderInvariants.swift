@@ -1,5 +1,5 @@
-package import Foundation
-package import SluiceCore
+import Foundation
+import SluiceCore
 
 /// What must hold for every body the transport's content decoder reads: it never crashes, hands out chunks of at most
 /// ``ContentDecoder/chunkSize`` bytes and no more than its limit in all, decodes the same body whole and in chunks cut

@@ -52,8 +52,8 @@ extension SoakTests {
     /// Sluice's own transport decodes a gzip bomb a chunk at a time, in bounded memory.
     ///
     /// It stops the bomb at the ratio bound, or, with no bound, at the body limit; streamed with no bound at all, it
-    /// decodes every byte. The peak stays far below the decoded size (the bound is a sixteenth of it: other suites run
-    /// meanwhile); measured here, it grew by 2 MiB, 18 MiB and nothing at all.
+    /// decodes every byte. The peak stays far below the decoded size (the bound is a quarter of it: other suites run
+    /// meanwhile); measured alone, it grew by 2 MiB, 18 MiB and nothing at all.
     @Test(arguments: [
         BombCase(maximumRatio: 100, streamed: false),
         BombCase(maximumRatio: nil, streamed: false),
@@ -101,7 +101,7 @@ extension SoakTests {
             }
             return growth
         }
-        let bound = CompressionBomb.decodedSize / 16
+        let bound = CompressionBomb.decodedSize / 4
         guard var growth = try await run() else { return }
         if growth >= bound, let again = try await run() {
             growth = min(growth, again)
