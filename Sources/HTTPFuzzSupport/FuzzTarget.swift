@@ -12,6 +12,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case multipart
     /// The check of every request before it is sent, and the head the transport writes for what it accepts.
     case requestValidation = "request-validation"
+    /// The decoder of compressed response bodies (`gzip`, `deflate`, `br`, `zstd`) of Sluice's own transport.
+    case contentDecoder = "content-decoder"
 
     /// Checks one input of the fuzzer.
     ///
@@ -32,6 +34,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .serverSentEvents: await ServerSentEventInvariants.violation(in: input)
         case .multipart: MultipartInvariants.violation(in: input)
         case .requestValidation: RequestValidationInvariants.violation(in: input)
+        case .contentDecoder: ContentDecoderInvariants.violation(in: input)
         }
     }
 }

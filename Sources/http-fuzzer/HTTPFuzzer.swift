@@ -1,5 +1,5 @@
 // A libFuzzer target for the parsers of bytes from the network, one at a time, named by SLUICE_FUZZ_TARGET
-// (response-parser, lines, server-sent-events, multipart or request-validation):
+// (response-parser, lines, server-sent-events, multipart, request-validation or content-decoder):
 //
 //     swift build -c release --product http-fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
 //         -Xswiftc -use-ld=lld

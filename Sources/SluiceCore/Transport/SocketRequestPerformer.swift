@@ -45,11 +45,22 @@ import Foundation
 /// carries one request at a time (no pipelining). An idempotent request sent on a kept-alive connection that the
 /// server had closed meanwhile is sent once more on a new connection; a POST is not. Redirects are followed, up to
 /// ``Configuration/maximumRedirects``, dropping the `Authorization`, `Proxy-Authorization` and `Cookie` fields when
-/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does; cookies are neither stored nor added. No
-/// `Accept-Encoding` is sent and bodies are handed over as they arrive: the transport does not decompress. A
+/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does; cookies are neither stored nor added. A
 /// request body of data is sent with its `Content-Length`, a stream with the `Content-Length` the request gives,
 /// or chunked without one; never both. A stream body is read on the event loop as the socket takes it, so it must
 /// not block for long: files and Sluice's multipart streams read from disk.
+///
+/// **Compressed bodies.** A request is sent with `Accept-Encoding: gzip, deflate, br, zstd`, or as much of it as the
+/// system's libraries decode here (``decodedContentCodings``; zlib, the brotli decoder and zstd, each loaded at run
+/// time where it is installed, none linked), and a body whose `Content-Encoding` lists only those codings is decoded
+/// as it arrives, buffered or streamed, in chunks of at most 64 KiB and with the same back-pressure; its
+/// `Content-Encoding` and `Content-Length` fields stay as sent, as URLSession leaves them, and a streamed body's
+/// ``HTTPBody/expectedLength`` is `nil`. A request that sets its own `Accept-Encoding`, a `Range` request (a download
+/// that resumes sends one), a body with a coding not decoded here, and every body when
+/// ``Configuration/decompressesBodies`` is `false`, are handed over as sent. A body that decodes to more than
+/// ``Configuration/maximumBodySize`` in ``perform(_:)``, or expands more than
+/// ``Configuration/maximumDecompressionRatio`` times, or is corrupt or cut short, fails with a ``SluiceError`` that
+/// names the coding and the bytes received and decoded.
 ///
 /// **Limits and errors.** The request's `timeoutInterval` is the longest wait for a byte of the response, as in
 /// ``NetworkRequestPerformer``; connecting has ``Configuration/connectTimeout``; a head has
@@ -91,6 +102,20 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var maximumBodySize: Int
         /// The most bytes of a streamed body read ahead of its reader; 256 KiB by default.
         public var streamReadAhead: Int
+        /// Whether compressed bodies are asked for and decoded; `true` by default.
+        ///
+        /// When `true`, a request without its own `Accept-Encoding` or `Range` is sent with an `Accept-Encoding` that
+        /// lists what this process decodes (``SocketRequestPerformer/decodedContentCodings``), and a body whose
+        /// `Content-Encoding` lists only those codings is decoded as it arrives. When `false`, no `Accept-Encoding` is
+        /// added and every body is handed over as the server sent it.
+        public var decompressesBodies: Bool
+        /// The most a compressed body may expand: a body that decodes to more than this many bytes for each byte
+        /// received fails as a likely decompression bomb; 100 by default, `nil` for no bound.
+        ///
+        /// The first 64 KiB decoded are never refused for their ratio, so that a small body of repetitive text may
+        /// compress as well as it can. JSON and HTML compress between 3 and 20 times with gzip, rarely more than 50;
+        /// a gzip bomb expands about 1,000 times, a brotli or zstd bomb far more.
+        public var maximumDecompressionRatio: Int?
         /// The most redirects followed for one request; 16 by default, 0 to hand redirects back.
         public var maximumRedirects: Int
         /// Whether a redirect from `https` to `http` is followed; not by default.
@@ -124,6 +149,8 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - maximumHeadTime: The longest a response's head may take from its first byte to its end.
         ///   - maximumBodySize: The largest buffered body, in bytes.
         ///   - streamReadAhead: The most bytes of a streamed body read ahead of its reader.
+        ///   - decompressesBodies: Whether compressed bodies are asked for and decoded.
+        ///   - maximumDecompressionRatio: The most a compressed body may expand, or `nil` for no bound.
         ///   - maximumRedirects: The most redirects followed for one request.
         ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed.
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
@@ -140,6 +167,8 @@ public final class SocketRequestPerformer: RequestPerformer {
             maximumHeadTime: Duration? = .seconds(30),
             maximumBodySize: Int = 64 << 20,
             streamReadAhead: Int = 256 << 10,
+            decompressesBodies: Bool = true,
+            maximumDecompressionRatio: Int? = 100,
             maximumRedirects: Int = 16,
             followsRedirectsFromHTTPSToHTTP: Bool = false,
             unixSocketPath: String? = nil,
@@ -156,6 +185,8 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.maximumHeadTime = maximumHeadTime
             self.maximumBodySize = maximumBodySize
             self.streamReadAhead = max(1, streamReadAhead)
+            self.decompressesBodies = decompressesBodies
+            self.maximumDecompressionRatio = maximumDecompressionRatio.map { max(1, $0) }
             self.maximumRedirects = max(0, maximumRedirects)
             self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
             self.unixSocketPath = unixSocketPath
@@ -218,6 +249,22 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// its idle connections itself when it is released.
     public func closeIdleConnections() {
         pool.closeIdleConnections()
+    }
+
+    /// The content codings this transport decodes, in the order its `Accept-Encoding` lists them: `gzip`, `deflate`,
+    /// `br` and `zstd`, each where the system library that decodes it could be loaded (`libz.so.1`,
+    /// `libbrotlidec.so.1`, `libzstd.so.1`).
+    public static var decodedContentCodings: [String] { ContentCoding.available.map(\.name) }
+
+    /// Why each content coding this transport knows is not decoded here, by coding: its library could not be loaded.
+    ///
+    /// Empty when it decodes all four.
+    public static var undecodedContentCodings: [String: String] {
+        var reasons: [String: String] = [:]
+        for coding in ContentCoding.all {
+            reasons[coding.name] = coding.unavailableReason
+        }
+        return reasons
     }
 
     deinit {
@@ -330,7 +377,12 @@ public final class SocketRequestPerformer: RequestPerformer {
         origin: Origin,
         attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
     ) async throws -> Response {
-        let head = try RequestHead(request, target: origin)
+        let decoding = contentDecoding(for: request)
+        var sent = request
+        if decoding != nil {
+            sent.setValue(ContentCoding.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
+        }
+        let head = try RequestHead(sent, target: origin)
         let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
         let reporter = UploadProgressReporter.forCurrentRequest
         let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
@@ -347,6 +399,7 @@ public final class SocketRequestPerformer: RequestPerformer {
                 upload: reporter,
                 now: connection.loop.now
             )
+            exchange.decoding = decoding
             do {
                 return try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
@@ -378,6 +431,17 @@ public final class SocketRequestPerformer: RequestPerformer {
             }
         }
         return proxy
+    }
+
+    /// How the response to a request is decoded, or `nil` when its body is handed over as sent: decompression is off,
+    /// nothing can be decoded here, the request names the codings it accepts itself, or it asks for a range, whose
+    /// offsets count the bytes as sent.
+    private func contentDecoding(for request: URLRequest) -> ContentDecoding? {
+        guard configuration.decompressesBodies, ContentCoding.acceptEncoding != nil,
+            request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
+            request.value(forHTTPHeaderField: "Range") == nil
+        else { return nil }
+        return ContentDecoding(maximumRatio: configuration.maximumDecompressionRatio)
     }
 
     /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than

@@ -42,6 +42,14 @@ private struct Get: Request {
     }
 }
 
+/// What httpbin's `/gzip`, `/deflate` and `/brotli` say once decoded: the request's fields, and which coding it used.
+private struct Compressed: Decodable, Sendable {
+    let headers: [String: String]
+    let gzipped: Bool?
+    let deflated: Bool?
+    let brotli: Bool?
+}
+
 /// What httpbin's `/stream/n` writes on each line.
 private struct StreamedLine: Decodable, Sendable {
     let id: Int
@@ -102,6 +110,21 @@ struct HTTPBinTests {
         }
         #expect(error?.code == .status)
         #expect(error?.status?.code == 503)
+    }
+
+    /// Sluice's own transport asks for and decodes each coding httpbin sends, as URLSession does.
+    @Test(arguments: ["gzip", "deflate", "brotli"])
+    func decodesACompressedBodyOnSluicesTransport(_ path: String) async throws {
+        let client = APIClient(requestPerformer: SocketRequestPerformer())
+        let url = base.appendingPathComponent(path)
+        let data = try await client.perform(Get(url: url))
+        let echo = try JSONDecoder().decode(Compressed.self, from: data)
+        #expect(echo.headers["Accept-Encoding"] == "gzip, deflate, br, zstd")
+        #expect([echo.gzipped, echo.deflated, echo.brotli].compactMap { $0 } == [true])
+        let response = try await SocketRequestPerformer().stream(URLRequest(url: url))
+        #expect(response.headers[.contentEncoding] == (path == "brotli" ? "br" : path))
+        let streamed = try await response.body.collect(upTo: 1 << 20)
+        #expect(try JSONDecoder().decode(Compressed.self, from: streamed).headers == echo.headers)
     }
 
     @Test func aRangeRequestGetsThePartAsked() async throws {

@@ -35,6 +35,7 @@ import Glibc
 ///   that a test sees that a proxy's credentials never reached the origin.
 /// - `/connection`: 200, the serial number of the connection and how many requests it has carried, as
 ///   `"<connection> <requests>"`, so that a test sees whether a connection was kept alive.
+/// - `/gzip/<document>`: the same documents with nginx's `gzip on`, for a client that accepts gzip.
 /// - any other path: 404.
 ///
 /// `.ci/run` installs nginx; elsewhere the tests that need it are skipped when it is missing, unless
@@ -461,6 +462,11 @@ extension NginxServer {
                     location = /connection {
                         default_type text/plain;
                         return 200 "$connection $connection_requests";
+                    }
+                    location /gzip/ {
+                        alias \(path)/www/;
+                        gzip on;
+                        gzip_types application/json application/octet-stream;
                     }
                     location = /chunked.json {
                         alias \(path)/www/small.json;

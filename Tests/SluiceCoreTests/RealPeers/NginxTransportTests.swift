@@ -107,6 +107,25 @@ struct NginxTransportTests {
         #expect(performer.openConnections == 1)
     }
 
+    /// nginx with `gzip on` compresses what each transport asks for, and both hand over the document decoded, buffered
+    /// and streamed, with the fields as nginx sent them.
+    @Test(arguments: TransportKind.allCases)
+    func aGzippedDocumentArrivesDecoded(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
+        let response = try await send("/gzip/users.json", with: performer)
+        #expect(response.body == NginxServer.usersJSON)
+        #expect(response.headers[.contentEncoding] == "gzip")
+        var request = URLRequest(url: server.url("/gzip/users.json"))
+        request.timeoutInterval = 15
+        let streamed = try await performer.stream(request)
+        #expect(streamed.headers[.contentEncoding] == "gzip")
+        #expect(try await streamed.body.collect(upTo: 8 << 20) == NginxServer.usersJSON)
+        let users = try await APIClient(requestPerformer: performer).perform(
+            ListServedUsers(url: server.url("/gzip/users.json"))
+        )
+        #expect(users.count == NginxServer.userCount)
+    }
+
     /// A small JSON document arrives byte for byte, with its length and type.
     @Test(arguments: TransportKind.allCases)
     func smallDocumentArrivesByteForByte(_ kind: TransportKind) async throws {

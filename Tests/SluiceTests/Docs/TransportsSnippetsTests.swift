@@ -79,6 +79,15 @@ import FoundationNetworking
         #expect(api.requestPerformer is SocketRequestPerformer)
     }
 
+    @Test func boundingDecompression() {
+        var configuration = SocketRequestPerformer.Configuration()
+        configuration.maximumDecompressionRatio = 1_000  // or nil for no bound
+        configuration.decompressesBodies = true  // false hands every body over as sent
+        let performer = SocketRequestPerformer(configuration: configuration)
+        #expect(performer.configuration.maximumDecompressionRatio == 1_000)
+        #expect(performer.configuration.decompressesBodies)
+    }
+
     @Test func configuring() {
         var configuration = SocketRequestPerformer.Configuration()
         configuration.maximumConnectionsPerOrigin = 64

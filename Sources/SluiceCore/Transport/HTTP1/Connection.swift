@@ -543,6 +543,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         switch event {
         case .head(let head):
             exchange.responseHead = head
+            let codings = exchange.decoding?.codings(in: head.fields)
             switch exchange.delivery {
             case .buffered(_, let limit):
                 if let length = head.contentLength {
@@ -551,8 +552,17 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                     }
                     exchange.body.reserveCapacity(Int(length))
                 }
+                if let codings, var decoding = exchange.decoding {
+                    decoding.maximumSize = limit
+                    exchange.decoder = try ContentDecoder(codings: codings, limits: decoding)
+                }
             case .streamed(let continuation):
-                let (body, writer) = HTTPBody.makeStream(expectedLength: head.contentLength)
+                let (encoded, writer) = HTTPBody.makeStream(expectedLength: head.contentLength)
+                // A body with a Content-Encoding is decoded as it is read, on the reader's task.
+                var body = encoded
+                if let codings, let decoding = exchange.decoding {
+                    body = DecodedBody(encoded: encoded, codings: codings, limits: decoding).body
+                }
                 exchange.writer = writer
                 exchange.delivery = nil
                 let loop = self.loop
@@ -575,7 +585,12 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 break
             }
         case .body(let bytes):
-            if case .buffered(_, let limit) = exchange.delivery {
+            if case .buffered = exchange.delivery, let decoder = exchange.decoder {
+                decoder.feed(Data(bytes))
+                while let chunk = try decoder.next() {
+                    exchange.body.append(chunk)
+                }
+            } else if case .buffered(_, let limit) = exchange.delivery {
                 guard exchange.body.count + bytes.count <= limit else {
                     throw HTTPBody.tooLarge(size: "more than \(limit) bytes", limit: limit)
                 }
@@ -587,7 +602,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 }
             }
         case .end:
-            break
+            try exchange.decoder?.finish()
         }
     }
 

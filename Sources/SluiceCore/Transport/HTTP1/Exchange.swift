@@ -40,6 +40,11 @@ final class Exchange: @unchecked Sendable {
     var responseStarted: ContinuousClock.Instant?
     /// Whether the reader of a streamed body is behind and the socket is not being read.
     var paused = false
+    /// How a body with a `Content-Encoding` is decoded, when the performer asked for encoded bodies itself; `nil` to
+    /// hand every body over as sent.
+    var decoding: ContentDecoding?
+    /// The decoder of a buffered body being decoded.
+    var decoder: ContentDecoder?
 
     /// Creates an exchange.
     init(

@@ -21,8 +21,8 @@ package struct RequestHead {
     ///
     /// The `Host` field is the URL's authority (`localhost` for a Unix socket) unless the request sets one. A body
     /// of data is sent with its `Content-Length`; a stream with the `Content-Length` the request gives, or chunked
-    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). No
-    /// `Accept-Encoding` is added: the transport does not decode compressed bodies.
+    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). The
+    /// performer sets `Accept-Encoding` on the request it passes when it decodes the response's body itself.
     ///
     /// Through an HTTP proxy an `http://` request names its origin in absolute form (`GET http://host/path`), with the
     /// proxy's credentials, if its URL has any, as `Proxy-Authorization`; through a tunnel (`CONNECT`, SOCKS5) it

@@ -1,12 +1,5 @@
 import CSluiceSystem
 
-// dlopen and dlsym come from the C library: Darwin on Apple platforms, Glibc on Linux.
-#if canImport(Darwin)
-import Darwin
-#else
-import Glibc
-#endif
-
 /// The system's OpenSSL, loaded at run time: `libssl.so.3` (else `libssl.so.1.1`) and the `libcrypto` of the same
 /// version, the libraries FoundationNetworking's libcurl already loads into a Linux process.
 ///
@@ -18,7 +11,7 @@ import Glibc
 /// a constant, and OpenSSL's functions may be called from any thread.
 final class OpenSSL: @unchecked Sendable {
     /// The library, or why it could not be loaded; loaded on first use.
-    static let shared: Result<OpenSSL, OpenSSLUnavailable> = load()
+    static let shared: Result<OpenSSL, SystemLibraryUnavailable> = load()
 
     /// The library names tried, in order: a libssl and the libcrypto of the same version.
     static let candidates = [("libssl.so.3", "libcrypto.so.3"), ("libssl.so.1.1", "libcrypto.so.1.1")]
@@ -94,12 +87,12 @@ final class OpenSSL: @unchecked Sendable {
 
     /// Looks every symbol up in a loaded libssl and libcrypto.
     ///
-    /// - Throws: ``OpenSSLUnavailable`` naming each symbol missing.
+    /// - Throws: ``SystemLibraryUnavailable`` naming each symbol missing.
     private init(
         libraryName: String,
         ssl: UnsafeMutableRawPointer,
         crypto: UnsafeMutableRawPointer
-    ) throws(OpenSSLUnavailable) {
+    ) throws(SystemLibraryUnavailable) {
         var lookup = SymbolLookup(library: libraryName)
         self.libraryName = libraryName
         tlsClientMethod = lookup.find("TLS_client_method", in: ssl)
@@ -166,33 +159,22 @@ final class OpenSSL: @unchecked Sendable {
         generalNamesFree = lookup.find("GENERAL_NAMES_free", in: crypto)
         asn1StringData = lookup.find("ASN1_STRING_get0_data", in: crypto)
         asn1StringLength = lookup.find("ASN1_STRING_length", in: crypto)
-        try lookup.check()
+        try lookup.check(as: "OpenSSL")
     }
 
     /// Loads the first candidate pair that opens and has every symbol.
-    private static func load() -> Result<OpenSSL, OpenSSLUnavailable> {
+    private static func load() -> Result<OpenSSL, SystemLibraryUnavailable> {
         var reasons: [String] = []
         for (sslName, cryptoName) in candidates {
-            guard let crypto = dlopen(cryptoName, RTLD_NOW | RTLD_LOCAL) else {
-                reasons.append("\(cryptoName): \(lastLoaderError())")
-                continue
-            }
-            guard let ssl = dlopen(sslName, RTLD_NOW | RTLD_LOCAL) else {
-                reasons.append("\(sslName): \(lastLoaderError())")
-                continue
-            }
-            do throws(OpenSSLUnavailable) {
+            do throws(SystemLibraryUnavailable) {
+                let crypto = try SystemLibrary.open(cryptoName, as: "OpenSSL").get()
+                let ssl = try SystemLibrary.open(sslName, as: "OpenSSL").get()
                 return .success(try OpenSSL(libraryName: sslName, ssl: ssl, crypto: crypto))
             } catch {
                 reasons.append(error.reason)
             }
         }
-        return .failure(OpenSSLUnavailable(reason: reasons.joined(separator: "; ")))
-    }
-
-    /// What `dlerror` says of the last failure.
-    private static func lastLoaderError() -> String {
-        dlerror().map { String(cString: $0) } ?? "not found"
+        return .failure(SystemLibraryUnavailable(library: "OpenSSL", reason: reasons.joined(separator: "; ")))
     }
 
     /// The errors OpenSSL queued on this thread, as its own words, oldest first, and the queue emptied.
@@ -204,50 +186,6 @@ final class OpenSSL: @unchecked Sendable {
             var buffer = [CChar](repeating: 0, count: 256)
             errErrorStringN(code, &buffer, buffer.count)
             messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-    }
-}
-
-/// Why the system's OpenSSL could not be used: each library tried, and what failed.
-struct OpenSSLUnavailable: Error, Sendable, CustomStringConvertible {
-    /// The libraries tried and why each failed, such as `libssl.so.3: cannot open shared object file`.
-    let reason: String
-
-    var description: String { "the system's OpenSSL could not be loaded: \(reason)" }
-}
-
-/// Looks symbols up in a loaded library, remembering those it did not find.
-private struct SymbolLookup {
-    /// The library, for the error.
-    let library: String
-    /// The symbols not found.
-    private(set) var missing: [String] = []
-
-    init(library: String) {
-        self.library = library
-    }
-
-    /// The function a symbol names, as a pointer of type `Function`; when it is missing, the library's handle stands
-    /// in for it, never called, since ``check()`` then throws.
-    mutating func find<Function>(_ names: [String], in handle: UnsafeMutableRawPointer) -> Function {
-        for name in names {
-            if let symbol = dlsym(handle, name) {
-                return unsafeBitCast(symbol, to: Function.self)
-            }
-        }
-        missing.append(names.joined(separator: " or "))
-        return unsafeBitCast(handle, to: Function.self)
-    }
-
-    /// The function one symbol names.
-    mutating func find<Function>(_ name: String, in handle: UnsafeMutableRawPointer) -> Function {
-        find([name], in: handle)
-    }
-
-    /// Throws when a symbol was missing.
-    func check() throws(OpenSSLUnavailable) {
-        guard missing.isEmpty else {
-            throw OpenSSLUnavailable(reason: "\(library) lacks \(missing.joined(separator: ", "))")
         }
     }
 }

@@ -1,0 +1,95 @@
+import CSluiceSystem
+
+/// The system's zstd, loaded at run time (`libzstd.so.1`, 1.4 or later), for the `zstd` content coding.
+///
+/// Every symbol is looked up and checked once, at load; `@unchecked Sendable`: every property is a constant, and
+/// zstd's functions may be called from any thread on distinct contexts.
+final class Zstd: @unchecked Sendable {
+    /// The library, or why it could not be loaded; loaded on first use.
+    static let shared: Result<Zstd, SystemLibraryUnavailable> = load()
+
+    let createContext: SluiceZstdCreateDCtx
+    let freeContext: SluiceZstdFreeDCtx
+    let setParameter: SluiceZstdDCtxSetParameter
+    let decompressStream: SluiceZstdDecompressStream
+    let isError: SluiceZstdIsError
+    let errorName: SluiceZstdGetErrorName
+
+    private init(_ handle: UnsafeMutableRawPointer) throws(SystemLibraryUnavailable) {
+        var lookup = SymbolLookup(library: "libzstd.so.1")
+        createContext = lookup.find("ZSTD_createDCtx", in: handle)
+        freeContext = lookup.find("ZSTD_freeDCtx", in: handle)
+        setParameter = lookup.find("ZSTD_DCtx_setParameter", in: handle)
+        decompressStream = lookup.find("ZSTD_decompressStream", in: handle)
+        isError = lookup.find("ZSTD_isError", in: handle)
+        errorName = lookup.find("ZSTD_getErrorName", in: handle)
+        try lookup.check(as: "zstd")
+    }
+
+    private static func load() -> Result<Zstd, SystemLibraryUnavailable> {
+        do throws(SystemLibraryUnavailable) {
+            return .success(try Zstd(try SystemLibrary.open("libzstd.so.1", as: "zstd").get()))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The error a result code stands for, in zstd's words.
+    func message(_ code: Int) -> String {
+        errorName(code).map { String(cString: $0) } ?? "zstd error \(code)"
+    }
+}
+
+/// The `zstd` content coding (RFC 8878), decoded by the system's zstd; several frames one after another are decoded in
+/// turn.
+///
+/// The window is limited to 8 MiB (a window log of 23), as RFC 9659 asks of HTTP decoders: a frame that needs a larger
+/// one fails, rather than making the decoder hold up to zstd's own limit of 128 MiB.
+final class ZstdCodec: ContentCodec {
+    /// The largest window accepted, as a power of two.
+    static let windowLog: Int32 = 23
+
+    private let library: Zstd
+    private let context: OpaquePointer
+    /// Whether the last step ended at a frame's end, every byte of it produced.
+    private var atFrameEnd = false
+
+    /// Makes a codec.
+    ///
+    /// - Parameter library: The loaded library.
+    /// - Throws: ``ContentCodecFailure`` when the context could not be made (out of memory).
+    init(library: Zstd) throws(ContentCodecFailure) {
+        self.library = library
+        guard let context = library.createContext() else {
+            throw ContentCodecFailure(message: "the zstd context could not be made")
+        }
+        self.context = context
+        let result = library.setParameter(context, Int32(SLUICE_ZSTD_D_WINDOWLOGMAX), Self.windowLog)
+        guard library.isError(result) == 0 else {
+            _ = library.freeContext(context)
+            throw ContentCodecFailure(message: "zstd refused the window limit: \(library.message(result))")
+        }
+    }
+
+    deinit {
+        _ = library.freeContext(context)
+    }
+
+    func decode(
+        _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(ContentCodecFailure) -> ContentCodecStep {
+        if input.isEmpty && atFrameEnd {
+            return ContentCodecStep(consumed: 0, produced: 0, ended: true)
+        }
+        var inBuffer = SluiceZstdInBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        var outBuffer = SluiceZstdOutBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        let result = library.decompressStream(context, &outBuffer, &inBuffer)
+        guard library.isError(result) == 0 else {
+            throw ContentCodecFailure(message: library.message(result), consumed: inBuffer.pos)
+        }
+        // 0: a frame is complete and flushed; more input starts another.
+        atFrameEnd = result == 0
+        return ContentCodecStep(consumed: inBuffer.pos, produced: outBuffer.pos, ended: atFrameEnd)
+    }
+}
