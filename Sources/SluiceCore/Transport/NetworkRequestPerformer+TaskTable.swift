@@ -385,37 +385,8 @@ extension NetworkRequestPerformer {
             // The redirected request may not keep the original's choice about cookies.
             redirected.httpShouldHandleCookies = task.originalRequest?.httpShouldHandleCookies ?? true
             let storage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-            let stored = TaskTable.storedCookies(for: redirected, in: storage).filter { cookie in
-                TaskTable.matches(cookie, redirected.url)
-            }
-            let sent = Set(
-                (redirected.value(forHTTPHeaderField: "Cookie") ?? "").split(separator: ";").compactMap { pair in
-                    pair.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
-                }
-            )
-            let added = stored.filter { !sent.contains($0.name) }.map { "\($0.name)=\($0.value)" }
-            if !added.isEmpty {
-                let present = redirected.value(forHTTPHeaderField: "Cookie").map { [$0] } ?? []
-                redirected.setValue((present + added).joined(separator: "; "), forHTTPHeaderField: "Cookie")
-            }
+            redirected = redirected.addingStoredCookies(from: storage)
             completionHandler(redirected)
-        }
-
-        /// The cookies a storage holds for a request's domain, when the request handles cookies.
-        static func storedCookies(for request: URLRequest, in storage: HTTPCookieStorage?) -> [HTTPCookie] {
-            guard request.httpShouldHandleCookies, let url = request.url, let storage else { return [] }
-            return storage.cookies(for: url) ?? []
-        }
-
-        /// Whether a cookie's path matches a URL's (RFC 6265, 5.1.4), and a secure cookie goes over HTTPS only.
-        static func matches(_ cookie: HTTPCookie, _ url: URL?) -> Bool {
-            guard let url else { return false }
-            let path = url.path.isEmpty ? "/" : url.path
-            let scope = cookie.path.isEmpty ? "/" : cookie.path
-            let pathMatches =
-                path == scope
-                || (path.hasPrefix(scope) && (scope.hasSuffix("/") || path.dropFirst(scope.count).hasPrefix("/")))
-            return pathMatches && (url.scheme?.lowercased() == "https" || !cookie.isSecure)
         }
 
         /// Reports the bytes of the body sent so far, which FoundationNetworking counts as it reads the body for

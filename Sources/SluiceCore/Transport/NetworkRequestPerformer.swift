@@ -231,7 +231,7 @@ extension NetworkRequestPerformer {
     /// them wherever they appear.
     private func noteStoredCookies(for request: URLRequest) {
         if let cookieStorage, let context = RequestContext.current {
-            for cookie in TaskTable.storedCookies(for: request, in: cookieStorage) {
+            for cookie in request.storedCookies(in: cookieStorage) {
                 context.noteCredential(cookie.value)
             }
         }

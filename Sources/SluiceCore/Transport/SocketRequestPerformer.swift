@@ -45,10 +45,11 @@ import Foundation
 /// carries one request at a time (no pipelining). An idempotent request sent on a kept-alive connection that the
 /// server had closed meanwhile is sent once more on a new connection; a POST is not. Redirects are followed, up to
 /// ``Configuration/maximumRedirects``, dropping the `Authorization`, `Proxy-Authorization` and `Cookie` fields when
-/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does; cookies are neither stored nor added. A
-/// request body of data is sent with its `Content-Length`, a stream with the `Content-Length` the request gives,
-/// or chunked without one; never both. A stream body is read on the event loop as the socket takes it, so it must
-/// not block for long: files and Sluice's multipart streams read from disk.
+/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does. Cookies are kept in
+/// ``Configuration/cookieStorage`` (`HTTPCookieStorage.shared` by default, as URLSession does) and sent on the requests
+/// and redirects they match. A request body of data is sent with its `Content-Length`, a stream with the
+/// `Content-Length` the request gives, or chunked without one; never both. A stream body is read on the event loop as
+/// the socket takes it, so it must not block for long: files and Sluice's multipart streams read from disk.
 ///
 /// **Compressed bodies.** A request is sent with `Accept-Encoding: gzip, deflate, br, zstd`, or as much of it as the
 /// system's libraries decode here (``decodedContentCodings``; zlib, the brotli decoder and zstd, each loaded at run
@@ -132,6 +133,15 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///
         /// Requests to a Unix domain socket, and with ``unixSocketPath``, never go through a proxy.
         public var proxies: ProxySettings
+        /// Where cookies are kept: every response's `Set-Cookie` fields, a redirect's included, are stored in it, and
+        /// the cookies it holds for a request's URL are sent with it; `HTTPCookieStorage.shared` by default, as
+        /// URLSession's default configuration does, `nil` for none.
+        ///
+        /// A request whose `httpShouldHandleCookies` is `false` gets no stored cookie, and its responses' cookies are
+        /// not stored. A cookie the request names in its own `Cookie` field is sent as it gives it. On a redirect to
+        /// another origin the request's own `Cookie` field is dropped; the stored cookies for the new URL are sent
+        /// (domain, path, `Secure` and expiry as the storage and RFC 6265 match them).
+        public var cookieStorage: HTTPCookieStorage?
         /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
         ///
         /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
@@ -156,6 +166,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
         ///   - tls: How `https://` connections are secured.
         ///   - proxies: The proxies requests go through.
+        ///   - cookieStorage: Where cookies are kept, or `nil` for none.
         ///   - fallback: What sends the schemes the performer does not.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
@@ -174,6 +185,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             unixSocketPath: String? = nil,
             tls: TLSConfiguration = TLSConfiguration(),
             proxies: ProxySettings = .environment,
+            cookieStorage: HTTPCookieStorage? = .shared,
             fallback: any RequestPerformer = NetworkRequestPerformer()
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
@@ -192,6 +204,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             self.unixSocketPath = unixSocketPath
             self.tls = tls
             self.proxies = proxies
+            self.cookieStorage = cookieStorage
             self.fallback = fallback
         }
     }
@@ -353,7 +366,8 @@ public final class SocketRequestPerformer: RequestPerformer {
                 try refuseFallbackWithoutTLSSettings(current)
                 return try await fallback(current)
             }
-            let response = try await exchange(current, origin: origin, attach: attach)
+            let response = try await exchange(withStoredCookies(current), origin: origin, attach: attach)
+            storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
                 throw SluiceError(
                     .transport,
@@ -431,6 +445,28 @@ public final class SocketRequestPerformer: RequestPerformer {
             }
         }
         return proxy
+    }
+
+    /// The request with the cookies of ``Configuration/cookieStorage`` for its URL, their values noted as credentials
+    /// so that logs and fixtures hide them.
+    private func withStoredCookies(_ request: URLRequest) -> URLRequest {
+        let storage = configuration.cookieStorage
+        if let context = RequestContext.current {
+            for cookie in request.storedCookies(in: storage) {
+                context.noteCredential(cookie.value)
+            }
+        }
+        return request.addingStoredCookies(from: storage)
+    }
+
+    /// Stores the cookies a response sets in ``Configuration/cookieStorage``, when the request handles cookies.
+    private func storeCookies(of response: some ResponseHead, for request: URLRequest) {
+        guard let storage = configuration.cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
+            return
+        }
+        let values = response.headers.values(for: "Set-Cookie")
+        guard !values.isEmpty else { return }
+        storage.storeCookies(values, from: url, mainDocumentURL: request.mainDocumentURL)
     }
 
     /// How the response to a request is decoded, or `nil` when its body is handed over as sent: decompression is off,

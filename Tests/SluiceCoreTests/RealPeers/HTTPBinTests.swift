@@ -3,6 +3,10 @@ import SluiceCore
 import SluiceEndpoints
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The base URL of an httpbin served by gunicorn, a server no one here wrote, from `SLUICE_HTTPBIN_URL`.
 ///
 /// `.ci/run` installs both, starts them on a free loopback port and sets the variable, and sets
@@ -125,6 +129,27 @@ struct HTTPBinTests {
         #expect(response.headers[.contentEncoding] == (path == "brotli" ? "br" : path))
         let streamed = try await response.body.collect(upTo: 1 << 20)
         #expect(try JSONDecoder().decode(Compressed.self, from: streamed).headers == echo.headers)
+    }
+
+    /// Sluice's own transport stores the cookie httpbin's `/cookies/set` sets on its redirect, sends it on the redirect
+    /// to `/cookies` and on later requests, and forgets it when `/cookies/delete` expires it.
+    @Test func keepsTheCookiesHTTPBinSetsOnSluicesTransport() async throws {
+        let storage = try #require(URLSessionConfiguration.ephemeral.httpCookieStorage)
+        let performer = SocketRequestPerformer(configuration: .init(cookieStorage: storage))
+        func cookies(_ path: String, _ query: String) async throws -> [String: String] {
+            var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+            components?.percentEncodedQuery = query
+            let response = try await performer.perform(URLRequest(url: try #require(components?.url)))
+            #expect(response.url?.path == "/cookies")
+            let object = try JSONSerialization.jsonObject(with: response.body) as? [String: [String: String]]
+            return object?["cookies"] ?? [:]
+        }
+        #expect(
+            try await cookies("cookies/set", "flavour=oatmeal&size=large") == ["flavour": "oatmeal", "size": "large"]
+        )
+        #expect(try await cookies("cookies", "") == ["flavour": "oatmeal", "size": "large"])
+        #expect(try await cookies("cookies/delete", "size") == ["flavour": "oatmeal"])
+        #expect(storage.cookies?.map(\.name) == ["flavour"])
     }
 
     @Test func aRangeRequestGetsThePartAsked() async throws {

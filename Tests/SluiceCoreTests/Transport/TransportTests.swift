@@ -103,9 +103,11 @@ import Testing
         #expect(response.status.code == code)
     }
 
-    /// URLSession's alone: Sluice's own transport neither stores nor sends cookies.
-    @Test func sendsACookieSetByARedirectOnTheRequestItRedirectsTo() async throws {
-        let performer = TransportKind.urlSession.makePerformer()
+    /// Both transports store a cookie set by a redirect, send it on the request it redirects to and on later ones
+    /// where its path matches, and send none on a request that handles no cookies.
+    @Test(arguments: TransportKind.allCases)
+    func sendsACookieSetByARedirectOnTheRequestItRedirectsTo(_ kind: TransportKind) async throws {
+        let performer = kind.makePerformer()
         server.route("GET", "/cookies/set") { _ in
             LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "k=v; Path=/cookies")
         }
@@ -122,7 +124,7 @@ import Testing
         // A request that handles no cookies gets none on its redirect either.
         var plain = request("/cookies/set")
         plain.httpShouldHandleCookies = false
-        let fresh = NetworkRequestPerformer(configuration: .ephemeral)
+        let fresh = kind.makePerformer()
         #expect(String(decoding: try await fresh.perform(plain).body, as: UTF8.self) == "(none)")
     }
 
