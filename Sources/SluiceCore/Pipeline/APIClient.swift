@@ -2,7 +2,7 @@
 /// the request's parser and the request's `parse`.
 ///
 /// ```swift
-/// let client = APIClient()  // NetworkRequestPerformer on URLSession, JSONDeserializer
+/// let client = APIClient()  // the platform's default performer, JSONDeserializer
 /// let user = try await client.perform(GetUser(id: 42))
 /// ```
 ///
@@ -33,13 +33,14 @@ public struct APIClient: Client {
     /// Creates a client.
     ///
     /// - Parameters:
-    ///   - requestPerformer: The transport; a ``NetworkRequestPerformer`` by default.
+    ///   - requestPerformer: The transport; ``defaultPerformer()`` by default: Sluice's own transport on Linux,
+    ///     URLSession on Apple platforms.
     ///   - deserializer: The default deserializer; a `JSONDeserializer` by default.
     ///   - acceptableStatus: The statuses accepted; 2xx by default.
     ///   - deadline: The longest a request may take, all stages and attempts included; no limit by default.
     ///   - clock: The clock the deadline is measured on; a `ContinuousClock` by default.
     public init(
-        requestPerformer: any RequestPerformer = NetworkRequestPerformer(),
+        requestPerformer: any RequestPerformer = APIClient.defaultPerformer(),
         deserializer: any Deserializer = JSONDeserializer(),
         acceptableStatus: StatusValidation = .successful,
         deadline: Duration? = nil,
@@ -50,6 +51,27 @@ public struct APIClient: Client {
         self.acceptableStatus = acceptableStatus
         self.deadline = deadline
         self.clock = clock
+    }
+
+    /// The performer a client uses when it is given none.
+    ///
+    /// On Linux, a ``SocketRequestPerformer``: Sluice's own HTTP/1.1 transport, with HTTPS from the system's OpenSSL,
+    /// the environment's proxies, compressed bodies and `HTTPCookieStorage.shared`, handing what it does not send
+    /// itself (another scheme; `https://` where OpenSSL cannot be loaded) to a ``NetworkRequestPerformer``. On Apple
+    /// platforms a ``NetworkRequestPerformer``: URLSession there uses the system's TLS, trust settings, proxies and
+    /// HTTP/2, and costs little. To choose, pass the performer:
+    ///
+    /// ```swift
+    /// let onURLSession = APIClient(requestPerformer: NetworkRequestPerformer())
+    /// ```
+    ///
+    /// - Returns: A new performer, with its own connections.
+    public static func defaultPerformer() -> any RequestPerformer {
+        #if os(Linux)
+        SocketRequestPerformer()
+        #else
+        NetworkRequestPerformer()
+        #endif
     }
 
     /// Performs a request and returns its response object.

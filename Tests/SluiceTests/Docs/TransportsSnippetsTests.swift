@@ -11,7 +11,8 @@ import FoundationNetworking
 #endif
 
 @Suite struct TransportsSnippetsTests {
-    @Test func optingIn() async throws {
+    /// "The default", and `APIClient.defaultPerformer()`'s own example: either transport, by passing it.
+    @Test func choosingThePerformer() async throws {
         let server = try LoopbackServer()
         server.route("/ping", response: .json(#"{"n": 1}"#))
         struct Ping: Request {
@@ -19,8 +20,17 @@ import FoundationNetworking
             let url: URL
             func build() throws -> URLRequest { URLRequest(url: url) }
         }
-        let client = APIClient(requestPerformer: SocketRequestPerformer())
-        #expect(try await client.perform(Ping(url: server.url("/ping"))) == Data(#"{"n": 1}"#.utf8))
+        let onURLSession = APIClient(requestPerformer: NetworkRequestPerformer())
+        let onSockets = APIClient(requestPerformer: SocketRequestPerformer())
+        for client in [onURLSession, onSockets, APIClient()] {
+            #expect(try await client.perform(Ping(url: server.url("/ping"))) == Data(#"{"n": 1}"#.utf8))
+        }
+        #expect(onSockets.requestPerformer is SocketRequestPerformer)
+        #if os(Linux)
+        #expect(APIClient().requestPerformer is SocketRequestPerformer)
+        #else
+        #expect(APIClient().requestPerformer is NetworkRequestPerformer)
+        #endif
     }
 
     /// Compiled, not run: it stops the process it runs in, which is what it reproduces.
