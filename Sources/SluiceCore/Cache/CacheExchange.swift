@@ -126,7 +126,11 @@ struct CacheExchange: Sendable {
         }
         let responseTime = cache.now
         if answer.status.code == 304 {
-            guard CacheRules.validators(of: answer.headers, match: entry) else {
+            // A 304 without validators answers the conditions this cache made from the entry's own validators, so
+            // it is taken to describe the entry, although 4.3.4 selects one only when the entry has none either:
+            // servers omit them (RFC 9110, 15.4.5, only says SHOULD), and a fetch again would only cost a transfer.
+            let unlabelled = answer.headers[.eTag] == nil && answer.headers[.lastModified] == nil
+            guard (unlabelled && !ownConditions) || CacheRules.validators(of: answer.headers, match: entry) else {
                 // A 304 for a response this cache does not hold: ask again, without conditions.
                 return try await CacheExchange(cache: cache, request: stripped(request), send: send).fetch()
             }

@@ -85,6 +85,25 @@ import Testing
         #expect(origin.requests.last?.value(forHTTPHeaderField: "If-None-Match") == nil)
     }
 
+    /// A 304 without validators, to the cache's own conditional request, refreshes the entry it was made from.
+    @Test func takesA304WithoutValidatorsForTheEntryAskedAbout() async throws {
+        let origin = FakeOrigin { request, index in
+            index == 0
+                ? HTTPResponse(
+                    status: .ok,
+                    headers: ["ETag": "\"a\"", "Cache-Control": "no-cache"],
+                    body: Data("a".utf8)
+                )
+                : HTTPResponse(status: .notModified)
+        }
+        let bench = CacheBench(origin)
+        _ = try await bench.get()
+        let answer = try await bench.get()
+        #expect(answer.cacheOutcome?.kind == .revalidated)
+        #expect(answer.body == Data("a".utf8))
+        #expect(origin.count == 2)
+    }
+
     /// 5.2.1: the request directives.
     @Test(
         arguments: [

@@ -33,6 +33,10 @@ import Glibc
 /// - `/echo-host`: 200, the request's `Host` field as the body (`text/plain`).
 /// - `/connection`: 200, the serial number of the connection and how many requests it has carried, as
 ///   `"<connection> <requests>"`, so that a test sees whether a connection was kept alive.
+/// - `/cache/expires/<document>`: the documents with `expires 60s` (`Cache-Control: max-age=60` and `Expires`);
+///   `/cache/no-cache/<document>` with `add_header Cache-Control no-cache`; `/cache/validators/<document>` with only
+///   the `ETag` and `Last-Modified` nginx gives every file; `/cache/sentinel`: 204. Each request to `/cache/` is
+///   written to ``cacheAccessLog``, so that a test counts the requests that reached the origin.
 /// - any other path: 404.
 ///
 /// `.ci/run` installs nginx; elsewhere the tests that need it are skipped when it is missing, unless
@@ -208,6 +212,17 @@ extension NginxServer {
         return url
     }
 
+    /// The requests to `/cache/` that reached the server, each as `<method> <path> <status>`, in order.
+    ///
+    /// nginx writes a request's line once it has sent the response, so a test reads this after a request to
+    /// `/cache/sentinel`, which one nginx process handles only after writing the lines of the requests before it; the
+    /// sentinel's own line is left out.
+    var cacheAccessLog: [String] {
+        let log = directory.appendingPathComponent("cache-access.log")
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init).filter { !$0.contains("/cache/sentinel") }
+    }
+
     /// The TLS site's access log, a line a request: whether its session was resumed (`r` or `.`), and the protocol.
     var tlsAccessLog: [String] {
         let text = (try? String(contentsOf: directory.appendingPathComponent("tls-access.log"), encoding: .utf8)) ?? ""
@@ -363,7 +378,8 @@ private func twoDigits(_ value: Int) -> String {
 // MARK: - Process
 
 extension NginxServer {
-    /// The configuration: one process in the foreground, everything it writes inside the directory, no access log,
+    /// The configuration: one process in the foreground, everything it writes inside the directory, an access log for
+    /// `/cache/` only,
     /// connections kept alive for as many requests as a test sends.
     ///
     /// - Parameters:
@@ -398,6 +414,7 @@ extension NginxServer {
                 fastcgi_temp_path \(path)/temp/fastcgi;
                 uwsgi_temp_path \(path)/temp/uwsgi;
                 scgi_temp_path \(path)/temp/scgi;
+                log_format sluice_cache '$request_method $uri $status';
                 keepalive_requests 100000;
                 keepalive_timeout 75s;
                 client_max_body_size 16m;
@@ -452,6 +469,23 @@ extension NginxServer {
                     location = /connection {
                         default_type text/plain;
                         return 200 "$connection $connection_requests";
+                    }
+                    location /cache/ {
+                        access_log \(path)/cache-access.log sluice_cache;
+                        location = /cache/sentinel {
+                            return 204;
+                        }
+                        location /cache/expires/ {
+                            alias \(path)/www/;
+                            expires 60s;
+                        }
+                        location /cache/no-cache/ {
+                            alias \(path)/www/;
+                            add_header Cache-Control no-cache;
+                        }
+                        location /cache/validators/ {
+                            alias \(path)/www/;
+                        }
                     }
                     location = /chunked.json {
                         alias \(path)/www/small.json;
