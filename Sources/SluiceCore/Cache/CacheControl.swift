@@ -2,8 +2,10 @@
 ///
 /// Every `Cache-Control` field line is read, as one comma-separated list (RFC 9110, 5.3). Names are compared without
 /// regard to case; an argument may be a token or a quoted string (5.2: a recipient accepts both forms). What cannot be
-/// understood is skipped, never fatal: a directive that is not a token, an unknown directive, text past
-/// ``maximumLength`` bytes or past ``maximumDirectives`` directives. When a directive appears more than once, the first
+/// understood is skipped, never fatal: a member that does not start with a token, an unknown directive, text past
+/// ``maximumLength`` bytes or past ``maximumDirectives`` directives. A directive that is malformed (whitespace around
+/// its `=`, an unclosed quote, text after its argument) is recorded as invalid rather than applied, unless it only
+/// restricts the cache (`no-store`, `no-cache`, `must-revalidate`). When a directive appears more than once, the first
 /// occurrence counts (4.2.1). A duration that is not a non-negative integer (`max-age=ten`, `max-age=-1`) is recorded
 /// as invalid, and the freshness rules treat a response with one as stale (4.2.1 encourages it); one too large for
 /// the cache to count is read as 2147483648 seconds (1.2.2).
@@ -47,6 +49,9 @@ struct CacheControl: Sendable, Hashable {
     static let maximumLength = 8 * 1024
     /// The most directives read; the rest are ignored.
     static let maximumDirectives = 64
+    /// The directives applied even when malformed, since they only make the cache store or reuse less.
+    static let restrictive: Set<String> = ["no-store", "no-cache", "must-revalidate"]
+
     /// The value a duration too large to count is read as (RFC 9111, 1.2.2).
     static let largestDuration = 2_147_483_648
 
@@ -74,10 +79,18 @@ struct CacheControl: Sendable, Hashable {
             guard budget > 0, seen.count < CacheControl.maximumDirectives else { break }
             let bytes = Array(value.utf8.prefix(budget))
             budget -= bytes.count
-            for (name, argument) in CacheControl.directives(in: bytes) {
+            for (name, argument, wellFormed) in CacheControl.directives(in: bytes) {
                 guard seen.count < CacheControl.maximumDirectives else { break }
                 guard seen.insert(name).inserted else { continue }
-                apply(name, argument)
+                if wellFormed {
+                    apply(name, argument)
+                } else {
+                    invalid.append(name)
+                    // What restricts the cache is honoured even malformed: storing or reusing less is always safe.
+                    if CacheControl.restrictive.contains(name) {
+                        apply(name, nil)
+                    }
+                }
             }
         }
     }
@@ -122,8 +135,8 @@ struct CacheControl: Sendable, Hashable {
     /// Splits a field value into directives: lower-cased names with their arguments, unquoted.
     ///
     /// A member that is not `token [ "=" ( token / quoted-string ) ]` is skipped up to the next comma outside quotes.
-    static func directives(in bytes: [UInt8]) -> [(String, String?)] {
-        var result: [(String, String?)] = []
+    static func directives(in bytes: [UInt8]) -> [(name: String, argument: String?, wellFormed: Bool)] {
+        var result: [(name: String, argument: String?, wellFormed: Bool)] = []
         var index = 0
         let count = bytes.count
         func skipSpace() {
@@ -147,14 +160,19 @@ struct CacheControl: Sendable, Hashable {
             let nameStart = index
             while index < count, HTTPToken.isCharacter(bytes[index]) { index += 1 }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
-            skipSpace()
             var argument: String?
-            var wellFormed = !name.isEmpty
-            if wellFormed, index < count, bytes[index] == 0x3D {
+            var wellFormed = true
+            // No whitespace is allowed around `=`: `max-age = 60` is malformed, and its directive invalid.
+            let spaced = index < count && (bytes[index] == 0x20 || bytes[index] == 0x09)
+            skipSpace()
+            if !name.isEmpty, index < count, bytes[index] == 0x3D {
                 index += 1
+                wellFormed = !spaced && index < count && bytes[index] != 0x20 && bytes[index] != 0x09
                 skipSpace()
                 if index < count, bytes[index] == 0x22 {
-                    (argument, wellFormed) = quotedString(bytes, from: &index)
+                    let (text, closed) = quotedString(bytes, from: &index)
+                    argument = text
+                    wellFormed = wellFormed && closed
                 } else {
                     let start = index
                     while index < count, HTTPToken.isCharacter(bytes[index]) { index += 1 }
@@ -166,8 +184,8 @@ struct CacheControl: Sendable, Hashable {
                 wellFormed = false
                 skipMember()
             }
-            if wellFormed {
-                result.append((name, argument))
+            if !name.isEmpty {
+                result.append((name, argument, wellFormed))
             }
             index += 1
         }

@@ -19,7 +19,8 @@ import Glibc
 /// A writer holds an exclusive `flock` on its temporary file until it renames or drops it; opening the store removes
 /// the temporary files no live writer holds, which a killed writer left. Renames, removals and eviction run under an
 /// exclusive `flock` on `lock`, which serialises them between threads and processes. Recency is the file's
-/// modification time, set on every read; eviction removes the oldest files until the total fits the limit.
+/// modification time, set on every read; eviction removes the oldest files until the total is down to seven eighths of
+/// the limit.
 /// Credentials are not written: the request's `Authorization` and `Cookie` are kept only as digests.
 final class DiskCacheStorage: CacheStorage {
     /// The directory of this format version.
@@ -232,8 +233,10 @@ final class DiskCacheStorage: CacheStorage {
         }
         var total = files.reduce(0) { $0 + $1.size }
         guard total > limit else { return total }
+        // Down to seven eighths of the limit, so that the scan an eviction takes is paid once for many stores.
+        let target = limit - limit / 8
         for file in files.sorted(by: { $0.used < $1.used }) {
-            guard total > limit else { break }
+            guard total > target else { break }
             unlink(file.path)
             total -= file.size
         }

@@ -1,7 +1,8 @@
 /// The in-memory store: entries behind one lock, bounded by bytes, the least recently used dropped first.
 ///
 /// Recency is a counter stamped on each entry when it is stored or read; eviction drops the lowest stamps until the
-/// total fits, so a read costs a dictionary lookup and a stamp, and an eviction sorts only when one is needed.
+/// total is down to seven eighths of the limit, so a read costs a dictionary lookup and a stamp, and the sort an
+/// eviction takes is paid once for many stores.
 final class MemoryCacheStorage: CacheStorage {
     private struct Stored {
         var entry: CacheEntry
@@ -68,12 +69,15 @@ final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    /// Drops the least recently used entries once the total passes the limit, down to seven eighths of it, so that
+    /// the sort an eviction takes is paid once for many stores.
     private func evict(_ state: inout State) {
         guard state.total > limit else { return }
+        let target = limit - limit / 8
         var all = state.keys.values.flatMap { $0.map { ($0.entry.key, $0.entry.variantID, $0.used, $0.cost) } }
         all.sort { $0.2 < $1.2 }
         for (key, variantID, _, cost) in all {
-            guard state.total > limit else { break }
+            guard state.total > target else { break }
             state.keys[key]?.removeAll { $0.entry.variantID == variantID }
             if state.keys[key]?.isEmpty == true {
                 state.keys[key] = nil

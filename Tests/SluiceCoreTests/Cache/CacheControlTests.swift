@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SluiceCore
@@ -15,12 +16,16 @@ import Testing
         ("max-age=2147483649", CacheControl.largestDuration),
         ("foo=\"a,b\", max-age=5", 5),
         ("max-age=5 , private", 5),
+        ("max-age=5,private", 5),
     ])
     func readsMaxAge(_ value: String, _ seconds: Int) {
         #expect(CacheControl(fieldValues: [value]).maxAge == seconds)
     }
 
-    @Test(arguments: ["max-age=ten", "max-age=-1", "max-age=", "max-age", "max-age=1.5", "max-age=\"\""])
+    @Test(arguments: [
+        "max-age=ten", "max-age=-1", "max-age=", "max-age", "max-age=1.5", "max-age=\"\"", "max-age =60",
+        "max-age= 60", "max-age=\"60", "max-age=60 s",
+    ])
     func marksAnInvalidMaxAge(_ value: String) {
         let control = CacheControl(fieldValues: [value])
         #expect(control.maxAge == nil)
@@ -45,9 +50,29 @@ import Testing
         #expect(control.maxStale == Int.max)
     }
 
-    @Test(arguments: ["", ",,,", "=60", "max-age=\"60", "no-store garbage", "\u{0}\u{7F}\u{FF}no-cache", "a b c=d"])
+    @Test(arguments: ["", ",,,", "=60", "\u{0}\u{7F}\u{FF}no-cache", "a b c=d", "x-unknown=\"a, b\""])
     func skipsWhatItCannotRead(_ value: String) {
-        #expect(CacheControl(fieldValues: [value]) == CacheControl(fieldValues: []))
+        var control = CacheControl(fieldValues: [value])
+        control.invalid = []
+        #expect(control == CacheControl(fieldValues: []))
+    }
+
+    @Test func honoursRestrictionsEvenMalformed() {
+        let control = CacheControl(fieldValues: ["no-store garbage, no-cache =1, max-age = 60"])
+        #expect(control.noStore && control.noCache)
+        #expect(control.maxAge == nil)
+        #expect(control.invalid == ["no-store", "no-cache", "max-age"])
+    }
+
+    @Test func neverCrashesOnRandomBytes() {
+        var random = SplitMix64(seed: 9111)
+        let alphabet = Array("max-age=,\" \t\\no-cachestale=0123456789\u{0}\u{FF}".utf8)
+        for _ in 0..<2_000 {
+            let length = Int(random.next() % 200)
+            let bytes = (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            let control = CacheControl(fieldValues: [String(decoding: bytes, as: UTF8.self)])
+            #expect(control.maxAge.map { (0...CacheControl.largestDuration).contains($0) } ?? true)
+        }
     }
 
     @Test func readsMaxStaleWithAnArgument() {

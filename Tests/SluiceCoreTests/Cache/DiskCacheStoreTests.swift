@@ -85,6 +85,47 @@ import Testing
         #expect(try await fresh.get().cacheOutcome?.kind == .miss)
     }
 
+    @Test func saysWhyADirectoryCannotHoldTheStore() throws {
+        let file = Self.directory()
+        try Data("not a directory".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect {
+            _ = try HTTPCacheStore.disk(at: file)
+        } throws: { error in
+            let message = (error as? SluiceError)?.message ?? ""
+            return message.hasPrefix("cannot open the HTTP cache in \(file.path)/v1: ")
+        }
+    }
+
+    @Test func rendersADamagedHead() throws {
+        let head = F.entry(["ETag": "\"a\""]).encoded
+        // Cut in the key's bytes, then in the last field: the value `"a"`, whose length word starts 11 bytes from the
+        // end.
+        for (kept, message) in [
+            (8, "the stored head is damaged: cannot read its key at byte 0"),
+            (head.count - 1, "the stored head is damaged: cannot read its header value at byte \(head.count - 11)"),
+        ] {
+            #expect {
+                _ = try CacheEntry(decoding: head.prefix(kept))
+            } throws: { error in
+                String(describing: error) == message
+            }
+        }
+    }
+
+    @Test func rendersAHeadWithTooManyFields() throws {
+        var head = F.entry([:]).encoded
+        // The header count, the last word of a head without fields, claims far more than the limit.
+        head.replaceSubrange((head.count - 8)..<head.count, with: [0, 0, 0, 1, 0, 0, 0, 0])
+        #expect {
+            _ = try CacheEntry(decoding: head)
+        } throws: { error in
+            String(describing: error)
+                == "the stored head is damaged: cannot read its header count at byte \(head.count - 8)"
+        }
+        #expect(try CacheEntry(decoding: F.entry(["A": "b"]).encoded) == F.entry(["A": "b"]))
+    }
+
     @Test func writesNoCredentials() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
