@@ -1,9 +1,11 @@
 /// The rules of RFC 9111 that decide what is stored, what a stored response may be used for, and how a `304` updates
 /// one: pure functions over heads and a `now`, so that each is tested as a table.
 enum CacheRules {
-    /// The header fields a cache never stores (3.1), lower-cased; fields a `Connection` field names are added to them.
+    /// The header fields a cache never stores (3.1), lower-cased: those of the connection, those of the proxy a
+    /// request went through, and the cache's own `Cache-Status`; fields a `Connection` field names are added to them.
     static let unstoredFields: Set<String> = [
-        "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade", "cache-status",
+        "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade", "proxy-authenticate",
+        "proxy-authentication-info", "proxy-authorization", "cache-status",
     ]
 
     /// The statuses whose caching requirements this cache understands, for `must-understand` (5.2.2.3).

@@ -49,7 +49,7 @@ import Testing
     @Test func dropsConnectionFields() {
         let headers: HTTPHeaders = [
             "Connection": "close, X-Hop", "X-Hop": "1", "Keep-Alive": "timeout=5", "Transfer-Encoding": "chunked",
-            "ETag": "\"a\"", "Cache-Status": "Sluice; hit",
+            "ETag": "\"a\"", "Cache-Status": "Sluice; hit", "Proxy-Authenticate": "Basic",
         ]
         #expect(CacheRules.storedFields(of: headers).map(\.name.name) == ["ETag"])
     }

@@ -43,6 +43,18 @@ import Testing
         #expect(server.requestCount == 2)
     }
 
+    @Test func playsMockStubsThroughTheCache() async throws {
+        let cache = HTTPCache()
+        let mock = MockClient(middleware: { $0.cached(in: cache) })
+        let request = RawRequest(url: CacheFixtures.url)
+        let response = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"], body: Data("one".utf8))
+        mock.stub(RawRequest.self, .http(response))
+        #expect(try await mock.perform(request) == Data("one".utf8))
+        let second = try await mock.stream(request)
+        #expect(second.cacheOutcome?.kind == .hit)
+        #expect(try await second.body.collect(upTo: 100) == Data("one".utf8))
+    }
+
     @Test func replaysRecordedFixturesThroughTheCache() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-fixtures-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -57,4 +69,12 @@ import Testing
         #expect(replayed.body == Data("recorded".utf8))
         #expect(replayed.cacheOutcome?.kind == .miss)
     }
+}
+
+/// A request for raw bytes.
+private struct RawRequest: Request {
+    typealias ResponseObject = Data
+    var url: URL
+
+    func build() throws -> URLRequest { URLRequest(url: url) }
 }
