@@ -168,6 +168,8 @@ struct CacheExchange: Sendable {
 
     /// Stores a response from the origin when it may be stored, its body as it passes through.
     private func store(_ answer: CacheAnswer, requestTime: Date, responseTime: Date) -> CacheAnswer {
+        // A HEAD validated in the background ends here too: its response has no body to store.
+        guard method == "GET" else { return answer.marked(.notStored, "\(method) responses are not stored") }
         if let reason = CacheRules.reasonNotStorable(request: request, status: answer.status, headers: answer.headers) {
             return answer.marked(.notStored, reason)
         }

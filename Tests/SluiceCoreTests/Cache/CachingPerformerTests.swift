@@ -440,3 +440,24 @@ private struct DataRequest: Request {
 
     func build() throws -> URLRequest { URLRequest(url: url) }
 }
+
+/// A HEAD answered stale under stale-while-revalidate is revalidated in the background without storing the HEAD
+/// response in place of the GET it was answered from.
+@Suite struct CachingHeadRevalidationTests {
+    @Test func keepsTheStoredGETWhenAHEADRevalidates() async throws {
+        let origin = FakeOrigin { request, _ in
+            HTTPResponse(
+                status: .ok,
+                headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"],
+                body: request.httpMethod == "HEAD" ? Data() : Data("get".utf8)
+            )
+        }
+        let bench = CacheBench(origin)
+        _ = try await bench.get()
+        bench.advance(20)
+        #expect(try await bench.get(method: "HEAD").cacheOutcome?.kind == .staleHit)
+        try await bench.cache.backgroundRevalidations.wait { $0 == 0 }
+        #expect(origin.requests.last?.httpMethod == "HEAD")
+        #expect(try await bench.get(["Cache-Control": "max-stale"]).body == Data("get".utf8))
+    }
+}
