@@ -22,6 +22,9 @@ struct CacheEntry: Sendable, Hashable {
     var responseTime: Date
     /// The body's length in bytes.
     var bodySize: Int
+    /// The body itself, when the store hands it out with the head (the memory store does, so that a head is never
+    /// served with the body of a response that replaced it); `nil` from the disk store.
+    var body: Data?
 
     /// A request field the response varies on: its name, lower-cased, and its value, normalised; `nil` when the
     /// request had none.

@@ -36,12 +36,19 @@ final class MemoryCacheStorage: CacheStorage {
                 variants[index].used = state.clock
             }
             state.keys[key] = variants
-            return variants.map(\.entry)
+            return variants.map { stored in
+                var entry = stored.entry
+                entry.body = stored.body
+                return entry
+            }
         }
     }
 
     func body(of entry: CacheEntry) -> CachedBody? {
-        state.withLock { state in
+        if let body = entry.body {
+            return .data(body)
+        }
+        return state.withLock { state in
             state.keys[entry.key]?.first { $0.entry.variantID == entry.variantID }.map { .data($0.body) }
         }
     }
@@ -55,7 +62,9 @@ final class MemoryCacheStorage: CacheStorage {
     fileprivate func store(_ entry: CacheEntry, body: Data) {
         state.withLock { state in
             state.clock += 1
-            let stored = Stored(entry: entry, body: body, used: state.clock)
+            var head = entry
+            head.body = nil
+            let stored = Stored(entry: head, body: body, used: state.clock)
             guard stored.cost <= limit else { return }
             var variants = state.keys[entry.key] ?? []
             if let index = variants.firstIndex(where: { $0.entry.variantID == entry.variantID }) {
@@ -93,6 +102,7 @@ final class MemoryCacheStorage: CacheStorage {
             else { return }
             state.total -= stored.cost
             stored.entry = entry
+            stored.entry.body = nil
             stored.entry.bodySize = stored.body.count
             state.total += stored.cost
             state.keys[entry.key]?[index] = stored
