@@ -329,6 +329,27 @@ import Testing
         #expect(try await bench.get(["Cache-Control": "stale-if-error=60"]).cacheOutcome?.kind == .staleHit)
     }
 
+    /// An origin's own Cache-Status, even one naming this cache, does not hide what the cache did.
+    @Test func reportsItsOwnOutcomeOverTheOrigins() async throws {
+        let bench = CacheBench(
+            FakeOrigin(["Cache-Control": "no-store", "Cache-Status": "Sluice; hit; detail=\"hit\", CDN; hit"])
+        )
+        let answer = try await bench.get()
+        #expect(answer.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "the response says no-store"))
+        #expect(answer.headers.values(for: "Cache-Status").count == 2)
+    }
+
+    /// A URL's responses can be removed, every variant.
+    @Test func removesAURLsResponses() async throws {
+        let bench = CacheBench(FakeOrigin(["Cache-Control": "max-age=60"]))
+        _ = try await bench.get()
+        bench.cache.removeResponses(for: F.url)
+        #expect(try await bench.get().cacheOutcome?.kind == .miss)
+        bench.cache.store.removeAll()
+        #expect(try await bench.get().cacheOutcome?.kind == .miss)
+        #expect(bench.origin.count == 3)
+    }
+
     /// A Range request and a 206 pass through, unstored.
     @Test func passesRangesThrough() async throws {
         let bench = CacheBench(FakeOrigin(["Cache-Control": "max-age=60"]))
