@@ -181,22 +181,10 @@ import Testing
         var random = SplitMix64(seed: 28)
         var next = 0
         for _ in 0..<6 {
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = [directory.path, String(next)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            let (process, output) = try Self.launch(helper, in: directory, from: next)
             // Killed after a random number of stored entries, while it writes the next one.
             let wanted = Int.random(in: 1...4, using: &random)
-            var lines = 0
-            var buffer = Data()
-            while lines < wanted {
-                let data = output.fileHandleForReading.availableData
-                guard !data.isEmpty else { break }
-                buffer.append(data)
-                lines = buffer.filter { $0 == 0x0A }.count
-            }
+            let lines = Self.readLines(from: output, until: wanted)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(lines >= wanted, "the helper ended before it stored \(wanted) entries")
@@ -211,6 +199,52 @@ import Testing
                 try await Self.expectWhole(index, in: storage, required: false)
             }
         }
+    }
+
+    /// Two child processes write the same entries into one directory at once, until both have stored eight; every
+    /// entry is then whole, whichever process wrote it last.
+    @Test func sharesADirectoryBetweenTwoProcesses() async throws {
+        let helper = try #require(Self.helper, "the CacheWriterHelper executable was not found beside the tests")
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let writers = try (0..<2).map { _ in try Self.launch(helper, in: directory, from: 0) }
+        for (_, output) in writers {
+            _ = Self.readLines(from: output, until: 8)
+        }
+        for (process, _) in writers {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let storage = try DiskCacheStorage(directory: directory, limit: 8 << 20)
+        // Entries 0 to 7 weigh some 220 KB: far under the helper's 8 MiB limit, so none was evicted.
+        for index in 0..<8 {
+            try await Self.expectWhole(index, in: storage)
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: storage.root.appendingPathComponent("tmp").path) == []
+        )
+    }
+
+    /// Starts the helper writing entries from `first` into `directory`.
+    private static func launch(_ helper: URL, in directory: URL, from first: Int) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [directory.path, String(first)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
+    /// Reads the helper's output until it has printed `count` lines, or ended; returns the lines read.
+    private static func readLines(from output: Pipe, until count: Int) -> Int {
+        var lines = 0
+        while lines < count {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            lines += data.filter { $0 == 0x0A }.count
+        }
+        return lines
     }
 
     /// Checks that entry `index` is stored whole, or (when not `required`) not at all.
