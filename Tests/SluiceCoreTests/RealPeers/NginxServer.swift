@@ -27,16 +27,16 @@ import Glibc
 /// - `/users.json`: ``usersJSON``, an array of ``userCount`` users (``users``), about 1.5 MB.
 /// - `/chunked.json`: ``smallJSON`` again, sent chunked, without a `Content-Length`.
 /// - `/empty`: 204, no body.
+/// - `/cache/expires/<document>`: the documents with `expires 60s` (`Cache-Control: max-age=60` and `Expires`);
+///   `/cache/no-cache/<document>` with `add_header Cache-Control no-cache`; `/cache/validators/<document>` with only
+///   the `ETag` and `Last-Modified` nginx gives every file; `/cache/sentinel`: 204. Each request to `/cache/` is
+///   written to ``cacheAccessLog``, so that a test counts the requests that reached the origin.
 /// - `/redirect`: 302 to `/small.json`, with a relative `Location`.
 /// - `/redirect-absolute`: 302 to `/small.json`, with an absolute `Location`.
 /// - `/echo-method`: 200, the request's method as the body (`text/plain`).
 /// - `/echo-host`: 200, the request's `Host` field as the body (`text/plain`).
 /// - `/connection`: 200, the serial number of the connection and how many requests it has carried, as
 ///   `"<connection> <requests>"`, so that a test sees whether a connection was kept alive.
-/// - `/cache/expires/<document>`: the documents with `expires 60s` (`Cache-Control: max-age=60` and `Expires`);
-///   `/cache/no-cache/<document>` with `add_header Cache-Control no-cache`; `/cache/validators/<document>` with only
-///   the `ETag` and `Last-Modified` nginx gives every file; `/cache/sentinel`: 204. Each request to `/cache/` is
-///   written to ``cacheAccessLog``, so that a test counts the requests that reached the origin.
 /// - any other path: 404.
 ///
 /// `.ci/run` installs nginx; elsewhere the tests that need it are skipped when it is missing, unless
@@ -451,6 +451,23 @@ extension NginxServer {
                         client_max_body_size 1k;
                         return 200 "never";
                     }
+                    location /cache/ {
+                        access_log \(path)/cache-access.log sluice_cache;
+                        location = /cache/sentinel {
+                            return 204;
+                        }
+                        location /cache/expires/ {
+                            alias \(path)/www/;
+                            expires 60s;
+                        }
+                        location /cache/no-cache/ {
+                            alias \(path)/www/;
+                            add_header Cache-Control no-cache;
+                        }
+                        location /cache/validators/ {
+                            alias \(path)/www/;
+                        }
+                    }
                     location = /redirect {
                         return 302 /small.json;
                     }
@@ -469,23 +486,6 @@ extension NginxServer {
                     location = /connection {
                         default_type text/plain;
                         return 200 "$connection $connection_requests";
-                    }
-                    location /cache/ {
-                        access_log \(path)/cache-access.log sluice_cache;
-                        location = /cache/sentinel {
-                            return 204;
-                        }
-                        location /cache/expires/ {
-                            alias \(path)/www/;
-                            expires 60s;
-                        }
-                        location /cache/no-cache/ {
-                            alias \(path)/www/;
-                            add_header Cache-Control no-cache;
-                        }
-                        location /cache/validators/ {
-                            alias \(path)/www/;
-                        }
                     }
                     location = /chunked.json {
                         alias \(path)/www/small.json;
