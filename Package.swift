@@ -43,8 +43,14 @@ let package = Package(
         // events, the multipart encoder) and the invariants it checks, which the tests also check on what it found.
         .target(name: "HTTPFuzzSupport", dependencies: ["SluiceCore", "SluiceEndpoints"]),
         .executableTarget(name: "http-fuzzer", dependencies: ["HTTPFuzzSupport", "FuzzDriver"]),
-        // What more than one test target uses: a seedable random generator.
+        // What more than one test target uses: a seedable random generator, the entries of the disk cache crash test.
         .target(name: "TestSupport", path: "Tests/Support"),
+        // The child process the disk cache's crash test kills while it writes entries.
+        .executableTarget(
+            name: "CacheWriterHelper",
+            dependencies: ["SluiceCore", "TestSupport"],
+            path: "Tests/CacheWriterHelper"
+        ),
         .testTarget(
             name: "SluiceJSONTests",
             dependencies: ["SluiceJSON", "JSONFuzzSupport", "TestSupport"],

@@ -79,6 +79,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     streamingBenchmarks()
+    cacheBenchmarks()
 }
 
 /// A request with no response body to decode.

@@ -8,6 +8,9 @@
 /// // ← #4 200 OK POST https://api.example.com/login in 84.1ms (build 12.0µs, transport 83.9ms, …), 1 attempt
 /// ```
 ///
+/// A response that passed through a ``CachingPerformer`` ends its line with what the cache did, such as
+/// `, cache: hit` or `, cache: not-stored (the response says no-store)`.
+///
 /// What the ``Redaction`` hides is shown as `<redacted>`: by default every credential the exchange carried (the
 /// values of `Authorization`, `Cookie`, `Set-Cookie` and the like, a URL's password, the credential store's tokens),
 /// wherever it appears, also echoed in a response; and the values under names such as `password`, `access_token` or
@@ -73,6 +76,7 @@ public struct LoggingObserver: RequestObserver {
                 lines.append(
                     "← #\(event.id) \(status)\(method) \(url) \(timing), \(event.metrics.responseBodyBytes) bytes in, "
                         + "\(event.metrics.requestBodyBytes) bytes out, \(attempts)"
+                        + (event.response?.cacheOutcome.map { ", cache: \($0)" } ?? "")
                 )
             }
             if let bodyLimit, let response = event.response {

@@ -1,4 +1,4 @@
-// open, write, ftruncate, fsync, rename and strerror come from the C library: Darwin on Apple platforms, Glibc on
+// open, write, ftruncate, fsync, flock, rename and strerror come from the C library: Darwin on Apple platforms, Glibc on
 // Linux. Foundation's FileHandle would do, but reports its failures in words that differ between platforms.
 #if canImport(Darwin)
 import Darwin
@@ -19,6 +19,12 @@ final class PartialFile {
         self.url = url
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileFailure("create", url) }
+    }
+
+    /// Takes an exclusive advisory lock on the file (`flock`), held until its descriptor is closed, so that another
+    /// process can tell a file still being written from one its writer left behind.
+    func lockExclusively() throws(FileFailure) {
+        guard flock(descriptor, LOCK_EX) == 0 else { throw FileFailure("lock", url) }
     }
 
     /// Moves to the end of the file, for the next write, and returns its size.

@@ -46,7 +46,9 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// Creates a performer with its own session.
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration; `.ephemeral` by default (no cookies or cache on disk).
+    ///   - configuration: The session configuration; `.ephemeral` by default (no cookies or cache on disk). Its
+    ///     `urlCache` is not used: the performer's session has none, and caching is the job of ``HTTPCache``
+    ///     (``RequestPerformer/cached(in:)``).
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
     ///   - streamBufferLimit: The most bytes of a streamed body held for a reader that is behind; 64 MiB by default,
     ///     as for a whole body.
@@ -67,6 +69,11 @@ public final class NetworkRequestPerformer: RequestPerformer {
         #else
         let delegateQueue: OperationQueue? = nil
         #endif
+        // URLSession's own cache is turned off on the sessions Sluice makes: caching is the HTTP cache's
+        // (`cached(in:)`), which works the same on every platform and transport, and two caches would disagree.
+        let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: delegateQueue)
         self.ownsSession = true
         self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
@@ -77,7 +84,8 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///
     /// Redirects are then your session's to handle: the credentials that a performer with its own session drops
     /// when a redirect leaves their origin (`Authorization`, `Proxy-Authorization`, `Cookie`) are dropped only if
-    /// your delegate does so.
+    /// your delegate does so. Its `URLCache` is yours too: behind an ``HTTPCache``, give it none, so that two caches do
+    /// not disagree.
     ///
     /// - Parameters:
     ///   - session: The session; the performer does not invalidate it.
@@ -92,6 +100,10 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
         self.sessionTimeout = configuration.timeoutIntervalForRequest
     }
+
+    /// Whether the performer's session has a `URLCache`: never for a session the performer made, and as configured
+    /// for one of yours.
+    package var usesURLCache: Bool { session.configuration.urlCache != nil }
 
     /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting
     /// continuation, so zero means none is left behind.

@@ -23,6 +23,9 @@ public import SluiceCore
 public final class MockClient: Client {
     /// The deserializer for HTTP responses of requests that name none.
     public let deserializer: any Deserializer
+    /// The middleware an HTTP or stream stub's response passes through, as a client's performer chain would wrap the
+    /// transport: an HTTP cache, a logger.
+    public let middleware: @Sendable (any RequestPerformer) -> any RequestPerformer
     private let stubs = Locked<[Stub]>([])
     private let identity = Identity()
 
@@ -39,9 +42,24 @@ public final class MockClient: Client {
 
     /// Creates a mock with no stubs.
     ///
-    /// - Parameter deserializer: The deserializer for HTTP responses; a `JSONDeserializer` by default.
-    public init(deserializer: any Deserializer = JSONDeserializer()) {
+    /// Stubs that answer with an HTTP response or a stream are played through `middleware`, so that the app's own
+    /// chain (say, an `HTTPCache`) runs as it would over the network; a stub is counted as used whenever it matches,
+    /// even when the middleware answers without it:
+    ///
+    /// ```swift
+    /// let cache = HTTPCache()
+    /// let mock = MockClient(middleware: { $0.cached(in: cache) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - deserializer: The deserializer for HTTP responses; a `JSONDeserializer` by default.
+    ///   - middleware: Wraps the performer that plays a stub's response; none by default.
+    public init(
+        deserializer: any Deserializer = JSONDeserializer(),
+        middleware: @escaping @Sendable (any RequestPerformer) -> any RequestPerformer = { $0 }
+    ) {
         self.deserializer = deserializer
+        self.middleware = middleware
     }
 
     /// Runs an operation in which the stubs registered on this mock belong to the current task and its children
@@ -132,10 +150,16 @@ public final class MockClient: Client {
             throw error
         case .http(let response):
             // The real pipeline, with a performer that answers with this response.
-            let client = APIClient(requestPerformer: StubPerformer(always: response), deserializer: deserializer)
+            let client = APIClient(
+                requestPerformer: middleware(StubPerformer(always: response)),
+                deserializer: deserializer
+            )
             return try await client.perform(request)
         case .stream(let script):
-            let client = APIClient(requestPerformer: StubPerformer(streaming: script), deserializer: deserializer)
+            let client = APIClient(
+                requestPerformer: middleware(StubPerformer(streaming: script)),
+                deserializer: deserializer
+            )
             return try await client.perform(request)
         }
     }
@@ -163,7 +187,7 @@ public final class MockClient: Client {
         case .stream(let script):
             performer = StubPerformer(streaming: script)
         }
-        return try await APIClient(requestPerformer: performer, deserializer: deserializer).stream(request)
+        return try await APIClient(requestPerformer: middleware(performer), deserializer: deserializer).stream(request)
     }
 
     /// The answer of the first stub that matches a request, after its delay.

@@ -1,4 +1,5 @@
 import ClientFixtures
+import SluiceCore
 import TestSupport
 import Testing
 

@@ -13,10 +13,10 @@ import FoundationNetworking
 /// `SLUICE_REQUIRE_PEERS` so that these tests fail rather than skip when the peer is missing. Elsewhere they are
 /// skipped unless the variable is set: `gunicorn -b 127.0.0.1:8080 httpbin:app`, then
 /// `SLUICE_HTTPBIN_URL=http://127.0.0.1:8080 swift test --filter HTTPBin`.
-private let httpbin = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"].flatMap(URL.init(string:))
+let httpbin = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"].flatMap(URL.init(string:))
 
 /// Whether the peers must be there: a run that requires them fails when one is missing.
-private let peersRequired = ProcessInfo.processInfo.environment["SLUICE_REQUIRE_PEERS"] == "1"
+let peersRequired = ProcessInfo.processInfo.environment["SLUICE_REQUIRE_PEERS"] == "1"
 
 private struct PostUpload: Endpoint {
     static let definition: Definition<PostUpload> = Definition(method: .post, path: "post")

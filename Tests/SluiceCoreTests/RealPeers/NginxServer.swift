@@ -27,6 +27,10 @@ import Glibc
 /// - `/users.json`: ``usersJSON``, an array of ``userCount`` users (``users``), about 1.5 MB.
 /// - `/chunked.json`: ``smallJSON`` again, sent chunked, without a `Content-Length`.
 /// - `/empty`: 204, no body.
+/// - `/cache/expires/<document>`: the documents with `expires 60s` (`Cache-Control: max-age=60` and `Expires`);
+///   `/cache/no-cache/<document>` with `add_header Cache-Control no-cache`; `/cache/validators/<document>` with only
+///   the `ETag` and `Last-Modified` nginx gives every file; `/cache/sentinel`: 204. Each request to `/cache/` is
+///   written to ``cacheAccessLog``, so that a test counts the requests that reached the origin.
 /// - `/redirect`: 302 to `/small.json`, with a relative `Location`.
 /// - `/redirect-absolute`: 302 to `/small.json`, with an absolute `Location`.
 /// - `/echo-method`: 200, the request's method as the body (`text/plain`).
@@ -213,6 +217,17 @@ extension NginxServer {
         return url
     }
 
+    /// The requests to `/cache/` that reached the server, each as `<method> <path> <status>`, in order.
+    ///
+    /// nginx writes a request's line once it has sent the response, so a test reads this after a request to
+    /// `/cache/sentinel`, which one nginx process handles only after writing the lines of the requests before it; the
+    /// sentinel's own line is left out.
+    var cacheAccessLog: [String] {
+        let log = directory.appendingPathComponent("cache-access.log")
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init).filter { !$0.contains("/cache/sentinel") }
+    }
+
     /// The TLS site's access log, a line a request: whether its session was resumed (`r` or `.`), and the protocol.
     var tlsAccessLog: [String] {
         let text = (try? String(contentsOf: directory.appendingPathComponent("tls-access.log"), encoding: .utf8)) ?? ""
@@ -369,7 +384,8 @@ private func twoDigits(_ value: Int) -> String {
 // MARK: - Process
 
 extension NginxServer {
-    /// The configuration: one process in the foreground, everything it writes inside the directory, no access log,
+    /// The configuration: one process in the foreground, everything it writes inside the directory, an access log for
+    /// `/cache/` only,
     /// connections kept alive for as many requests as a test sends.
     ///
     /// - Parameters:
@@ -404,6 +420,7 @@ extension NginxServer {
                 fastcgi_temp_path \(path)/temp/fastcgi;
                 uwsgi_temp_path \(path)/temp/uwsgi;
                 scgi_temp_path \(path)/temp/scgi;
+                log_format sluice_cache '$request_method $uri $status';
                 keepalive_requests 100000;
                 keepalive_timeout 75s;
                 client_max_body_size 16m;
@@ -439,6 +456,23 @@ extension NginxServer {
                     location = /small-upload {
                         client_max_body_size 1k;
                         return 200 "never";
+                    }
+                    location /cache/ {
+                        access_log \(path)/cache-access.log sluice_cache;
+                        location = /cache/sentinel {
+                            return 204;
+                        }
+                        location /cache/expires/ {
+                            alias \(path)/www/;
+                            expires 60s;
+                        }
+                        location /cache/no-cache/ {
+                            alias \(path)/www/;
+                            add_header Cache-Control no-cache;
+                        }
+                        location /cache/validators/ {
+                            alias \(path)/www/;
+                        }
                     }
                     location = /redirect {
                         return 302 /small.json;

@@ -2,6 +2,7 @@ import ClientFixtures
 // Certificates made at test time with the openssl command line tool: a root, an intermediate, and the server and
 // client certificates the TLS tests need, good and bad, in a temporary directory of their own.
 import Foundation
+import SluiceCore
 
 /// A certificate authority and the certificates it signed, written as PEM files into a temporary directory.
 ///

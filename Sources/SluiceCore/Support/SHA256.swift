@@ -1,4 +1,5 @@
-/// SHA-256 (FIPS 180-4), small and dependency-free, for the request-signing example.
+/// SHA-256 (FIPS 180-4), small and dependency-free: the HTTP cache names credentials by it without storing them, and
+/// the request-signing example signs with it.
 ///
 /// Linux has no CryptoKit, and Sluice depends on nothing. Checked against the FIPS 180-2 test vectors in
 /// `SHA256Tests`.
