@@ -64,7 +64,10 @@ package enum ContentDecoderInvariants {
             try decoder.finish()
             return .success(decoded)
         } catch {
-            let named = codings.contains { error.message.contains("\($0.name) coding") }
+            // A stack of codings is named whole, or by the layer that failed and the stack: "gzip (of br, gzip) coding".
+            let named = codings.contains {
+                error.message.contains("\($0.name) coding") || error.message.contains("\($0.name) (of \(name)) coding")
+            }
             guard error.code == .transport, error.message.hasPrefix("the response body"), named else {
                 return .failure(Problem("an error that does not name the coding \(name): \(error.message)"))
             }
