@@ -11,13 +11,25 @@ import NIOSSL
 struct AsyncHTTPClientPeer: Sendable {
     /// The client.
     let client: HTTPClient
+    /// Whether it asks for compressed bodies and decodes them.
+    let decompressing: Bool
 
     /// Makes the client.
     ///
-    /// - Parameter certificate: The PEM file of the one root to trust for HTTPS, beside the system's; `nil` for none.
+    /// - Parameters:
+    ///   - certificate: The PEM file of the one root to trust for HTTPS, beside the system's; `nil` for none.
+    ///   - proxyPort: A loopback HTTP proxy to send every request through, if any.
+    ///   - decompressing: Whether to ask for compressed bodies and decode them (off by default in the client).
     /// - Throws: When the certificate cannot be read.
-    init(trusting certificate: URL?) throws {
+    init(trusting certificate: URL?, proxyPort: UInt16? = nil, decompressing: Bool = false) throws {
         var configuration = HTTPClient.Configuration()
+        if let proxyPort {
+            configuration.proxy = .server(host: "127.0.0.1", port: Int(proxyPort))
+        }
+        if decompressing {
+            configuration.decompression = .enabled(limit: .ratio(100))
+        }
+        self.decompressing = decompressing
         configuration.httpVersion = .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
         var tls = NIOSSL.TLSConfiguration.makeClientConfiguration()
@@ -38,6 +50,9 @@ struct AsyncHTTPClientPeer: Sendable {
     /// - Throws: ``UnexpectedStatus`` for a status other than 200, and whatever the client throws.
     func body(of url: URL, closing: Bool = false) async throws -> ByteBuffer {
         var request = HTTPClientRequest(url: url.absoluteString)
+        if decompressing {
+            request.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
         if closing {
             request.headers.add(name: "Connection", value: "close")
         }

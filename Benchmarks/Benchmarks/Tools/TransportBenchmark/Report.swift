@@ -27,6 +27,8 @@ struct Report {
     let small: [PhaseResult]
     /// The `/1k.json` phases over HTTPS.
     let https: [PhaseResult]
+    /// The `/1k.json` phases through squid.
+    let proxied: [PhaseResult]
     /// The `/large.bin` phases.
     let large: [PhaseResult]
     /// The `/users.json` phases.
@@ -106,6 +108,23 @@ struct Report {
                 )
             }
         }
+        if !proxied.isEmpty {
+            lines.append("")
+            lines.append("**`GET /1k.json` through squid** (a forward proxy on loopback, caching nothing)")
+            lines.append("")
+            lines.append("| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs async-http-client |")
+            lines.append("|---|--:|--:|--:|--:|--:|--:|")
+            for result in proxied {
+                lines.append(
+                    row([
+                        result.name, "\(result.concurrency)", format(result.requestsPerSecond, 0),
+                        duration(result.percentile(0.5)), duration(result.percentile(0.99)),
+                        duration(result.cpuPerRequest),
+                        ratio(result.requestsPerSecond, peer(of: result, in: proxied)?.requestsPerSecond),
+                    ])
+                )
+            }
+        }
         lines.append("")
         lines.append("**`GET /large.bin`** (\(large.first?.bodyBytes ?? 0) bytes as `Data`, one request at a time)")
         lines.append("")
@@ -151,11 +170,10 @@ struct Report {
     /// async-http-client's row to compare a row with: the one of the same concurrency over the same scheme, or its
     /// new-connection row for a new-connection row.
     private func peer(of result: PhaseResult, in results: [PhaseResult]) -> PhaseResult? {
-        let newConnection = result.name.contains("new connection")
-        let overTLS = result.name.contains("HTTPS")
-        return results.first {
-            $0.name.hasPrefix("async-http-client") && $0.concurrency == result.concurrency
-                && $0.name.contains("new connection") == newConnection && $0.name.contains("HTTPS") == overTLS
+        let traits = ["new connection", "HTTPS", "gzip"].map { result.name.contains($0) }
+        return results.first { candidate in
+            candidate.name.hasPrefix("async-http-client") && candidate.concurrency == result.concurrency
+                && ["new connection", "HTTPS", "gzip"].map { candidate.name.contains($0) } == traits
         }
     }
 

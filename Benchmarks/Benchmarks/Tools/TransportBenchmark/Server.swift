@@ -294,6 +294,14 @@ final class NginxServer: @unchecked Sendable {
                 server {
                     listen 127.0.0.1:\(port);
                     root \(directory)/www;
+                    # The same files, gzipped for a client that asks (level 6, as nginx's users commonly set it).
+                    location /gz/ {
+                        alias \(directory)/www/;
+                        gzip on;
+                        gzip_types application/json application/octet-stream;
+                        gzip_comp_level 6;
+                        gzip_min_length 256;
+                    }
                 }
             \(tlsPorts.map { tlsServers(directory: directory, ports: $0) } ?? "")
             }
@@ -349,7 +357,7 @@ func run(_ executable: URL, _ arguments: [String]) -> String? {
 }
 
 /// A loopback port that nothing listens on now, found by binding port 0.
-private func freePort() throws -> UInt16 {
+func freePort() throws -> UInt16 {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard listener >= 0 else { throw ServerError(description: "socket failed: errno \(errno)") }
     defer { close(listener) }
@@ -368,7 +376,7 @@ private func freePort() throws -> UInt16 {
 }
 
 /// Waits up to five seconds for a connection to the port to succeed, while the process runs.
-private func waitForListener(port: UInt16, process: Process) -> Bool {
+func waitForListener(port: UInt16, process: Process) -> Bool {
     for _ in 0..<100 {
         guard process.isRunning else { return false }
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

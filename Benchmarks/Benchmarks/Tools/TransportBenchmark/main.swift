@@ -7,7 +7,9 @@
 // (1,000 users, about 1.5 MB).
 // When `openssl` is installed, nginx serves them over TLS as well, with a self-signed certificate made for the run:
 // Sluice's own transport is measured over HTTPS on kept-alive connections, and with a new connection per request,
-// its session resumed or not (the handshake's cost).
+// its session resumed or not (the handshake's cost). `/gz/` serves the same files gzipped, for the fetch-and-decode of
+// the list compressed; and when squid is installed (Debian: `apt-get install squid`), the 1 KB document is fetched
+// through it too, over HTTP and through a CONNECT tunnel.
 //
 // Every client runs for a short warm-up, discarded, and then for the measured time, with one task and with 16 tasks
 // each sending one request after another. Each request's duration is taken on a `ContinuousClock`; CPU per request
@@ -336,6 +338,32 @@ if let tlsPerformer, let tlsPorts = server.tlsPorts {
     ]
     decodePhases += overTLS
 }
+// The same list gzipped by nginx (about 8 to 1), for the clients that ask for it: URLSession always does (libcurl
+// decodes), Sluice's transport does by default, async-http-client when configured to.
+let gzippedUsersURL = server.url("/gz/users.json")
+let gzippedUsersRequest = makeRequest(gzippedUsersURL)
+let decompressingPeer = try? AsyncHTTPClientPeer(trusting: nil, decompressing: true)
+let gzipPhases: [(String, @Sendable () async throws -> Int)] = [
+    (
+        "URLSession + JSONDecoder, gzip",
+        {
+            let (data, _) = try await session.data(for: gzippedUsersRequest)
+            return try JSONDecoder().decode([User].self, from: data).count
+        }
+    ),
+    (
+        "async-http-client + JSONDecoder, gzip",
+        {
+            guard let decompressingPeer else { throw UnexpectedStatus(status: 0) }
+            return try await decompressingPeer.decode([User].self, from: gzippedUsersURL).count
+        }
+    ),
+    (
+        "APIClient + SocketRequestPerformer, gzip",
+        { try await socketClient.perform(ListUsers(url: gzippedUsersURL)).count }
+    ),
+]
+decodePhases += gzipPhases
 for (name, request) in decodePhases {
     // What is checked here is the number of users decoded.
     let result = await phase(
@@ -349,8 +377,62 @@ for (name, request) in decodePhases {
     decode += result.map { [$0] } ?? []
 }
 
+// Through a squid forward proxy on loopback: `http://` in absolute form, `https://` through a CONNECT tunnel. URLSession
+// has no row: it takes a proxy from the environment only, which would reach every other row's requests too.
+var proxied: [PhaseResult] = []
+var proxiedPeer: AsyncHTTPClientPeer?
+var squid: SquidProxy?
+if selected("squid") || filter.isEmpty {
+    do {
+        let proxy = try SquidProxy()
+        squid = proxy
+        let viaSquid = try Proxy(url: "http://127.0.0.1:\(proxy.port)")
+        let performer = SocketRequestPerformer(
+            configuration: .init(
+                maximumConnectionsPerOrigin: 16,
+                tls: server.certificate.map { TLSConfiguration(additionalTrustRoots: [.file($0.path)]) }
+                    ?? TLSConfiguration(),
+                proxies: ProxySettings(http: viaSquid, https: viaSquid)
+            )
+        )
+        let peer = try AsyncHTTPClientPeer(trusting: server.certificate, proxyPort: proxy.port)
+        proxiedPeer = peer
+        var targets: [(String, URL)] = [("", smallURL)]
+        if let tlsPorts = server.tlsPorts {
+            targets.append((", HTTPS", server.httpsURL("/1k.json", port: tlsPorts.keptAlive)))
+        }
+        for concurrency in concurrencies {
+            for (suffix, url) in targets {
+                let request = makeRequest(url)
+                let phases: [(String, @Sendable () async throws -> Int)] = [
+                    ("async-http-client through squid\(suffix)", { try await peer.size(of: url) }),
+                    (
+                        "SocketRequestPerformer.perform through squid\(suffix)",
+                        { try bodySize(await performer.perform(request)) }
+                    ),
+                ]
+                for (name, request) in phases {
+                    let result = await phase(
+                        name,
+                        group: "1k proxy",
+                        concurrency: concurrency,
+                        bodyBytes: smallBytes,
+                        request: request
+                    )
+                    proxied += result.map { [$0] } ?? []
+                }
+            }
+        }
+    } catch {
+        print("(squid: \(error); the rows through a proxy are left out)")
+    }
+}
+
 let pool = "\(socketPerformer.openConnections) open, \(socketPerformer.idleConnections) idle"
 await asyncHTTPClient.shutdown()
+await decompressingPeer?.shutdown()
+await proxiedPeer?.shutdown()
+squid?.stop()
 server.stop()
 let total = runStart.duration(to: .now)
 print("\nSocketRequestPerformer's pool after the last phase: \(pool)")
@@ -359,6 +441,7 @@ print(
     Report(
         small: small,
         https: https,
+        proxied: proxied,
         large: large,
         decode: decode,
         usersBytes: Corpus.users.count,
@@ -368,7 +451,7 @@ print(
     )
     .markdown
 )
-let failed = (small + https + large + decode).filter { $0.errors > 0 }
+let failed = (small + https + proxied + large + decode).filter { $0.errors > 0 }
 for result in failed {
     print("errors: \(result.name) ×\(result.concurrency): \(result.errors), first: \(result.firstError ?? "?")")
 }
