@@ -18,6 +18,7 @@ import Testing
 /// - `/authorization`: sends the request's `Authorization` field back as text.
 /// - `/subprotocol`: sends the subprotocol chosen (`chat.v2` when the client offers it) as text.
 /// - `/forbidden`: answers the handshake with 403 Forbidden.
+/// - `/slow-handshake`: never answers the handshake.
 /// - `/mute`: stops reading after the handshake, so that the client's pings go unanswered.
 /// - `/raw/<hex>`: writes the bytes the hex spells on the connection as they are (a frame that breaks RFC 6455),
 ///   then waits for the client to close.
@@ -119,6 +120,11 @@ final class WebSocketPeer: Sendable {
                 return connection.respond(403, "forbidden\n")
             return None
 
+        async def process_request_slowly(connection, request):
+            if request.path == "/slow-handshake":
+                await asyncio.sleep(3600)
+            return process_request(connection, request)
+
         def select_subprotocol(connection, subprotocols):
             return "chat.v2" if "chat.v2" in subprotocols else None
 
@@ -164,7 +170,7 @@ final class WebSocketPeer: Sendable {
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
                 context.load_cert_chain(sys.argv[1], sys.argv[2])
             async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None,
-                             process_request=process_request, select_subprotocol=select_subprotocol, ping_interval=None) as server:
+                             process_request=process_request_slowly, select_subprotocol=select_subprotocol, ping_interval=None) as server:
                 print(server.sockets[0].getsockname()[1], flush=True)
                 await asyncio.Future()
 

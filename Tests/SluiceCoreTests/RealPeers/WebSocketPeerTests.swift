@@ -167,6 +167,20 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
+    @Test func aHandshakeWithoutAnAnswerTimesOut() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.webSocket(
+                peer.request("/slow-handshake"),
+                configuration: .init(handshakeTimeout: .milliseconds(100))
+            )
+        }
+        #expect(error?.message == "the server did not answer the WebSocket handshake within 0.1 seconds")
+        #expect(error?.code == .timedOut)
+        #expect(error?.stage == .handshake)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
     @Test func framesThatBreakTheProtocolFailTheReader() async throws {
         guard let (peer, performer) = try await Self.start(.tcp) else { return }
         let prefix = "invalid WebSocket frame from the server at byte 0"

@@ -173,6 +173,12 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
                     return
                 }
                 guard let interval = configuration.pingInterval, !sentClose else { return }
+                if paused {
+                    // A pong cannot be read while the reader is behind: the wait counts only while reading.
+                    pingSent = pingSent.map { _ in now }
+                    lastPing = now
+                    return
+                }
                 if let pingSent {
                     if now - pingSent >= configuration.pingTimeout {
                         fail(
