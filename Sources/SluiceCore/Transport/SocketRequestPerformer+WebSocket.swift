@@ -5,7 +5,7 @@ extension SocketRequestPerformer {
     /// `wss://`, and runs the opening handshake with the request's own headers.
     ///
     /// ```swift
-    /// var request = URLRequest(url: URL(string: "wss://chat.example.com/rooms/7")!)
+    /// var request = URLRequest(url: url)
     /// request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
     /// let socket = try await SocketRequestPerformer().webSocket(request, protocols: ["chat.v2"])
     /// ```

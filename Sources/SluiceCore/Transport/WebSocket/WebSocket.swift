@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let performer = SocketRequestPerformer()
-/// let socket = try await performer.webSocket(URLRequest(url: URL(string: "wss://echo.example.com/")!))
+/// let socket = try await performer.webSocket(URLRequest(url: url))
 /// try await socket.send(.text("hello"))
 /// for try await message in socket.messages {
 ///     print(message)
@@ -34,6 +34,8 @@ import Foundation
 /// arrives, at most ``Configuration/maximumFrameSize`` and ``Configuration/maximumMessageSize`` bytes. A violation
 /// closes the connection with the code the rule calls for (1002, 1007 or 1009) and reaches the reader as a
 /// ``SluiceError`` of the ``SluiceError/Code/frame`` code naming the rule and the byte where the frame began.
+///
+/// See <doc:WebSockets> for more.
 public final class WebSocket: Sendable {
     /// The messages, as they arrive.
     public struct Messages: AsyncSequence, Sendable {
