@@ -220,6 +220,19 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
+    @Test func cancellingTheOpeningTaskClosesTheConnection() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let opening = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await performer.webSocket(peer.request("/slow-handshake"))
+        }
+        await #expect(throws: CancellationError.self) { try await opening.value }
+        let waiting = Task { try await performer.webSocket(peer.request("/slow-handshake")) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
     @Test func cancellingTheReaderClosesTheConnection() async throws {
         guard let (peer, performer) = try await Self.start(.tcp) else { return }
         let socket = try await performer.webSocket(peer.request("/echo"))

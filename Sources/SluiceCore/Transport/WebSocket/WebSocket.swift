@@ -45,7 +45,7 @@ public final class WebSocket: Sendable {
         fileprivate let socket: WebSocket
 
         /// Reads the next message each time.
-        public struct AsyncIterator: AsyncIteratorProtocol {
+        public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
             fileprivate let socket: WebSocket
 
             /// The next message, or `nil` after a normal closing handshake.

@@ -99,6 +99,11 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 loop.execute {
                     self.lock.withLock { _ in
+                        // Cancelled before the loop got here: the socket is closed already.
+                        guard !self.isClosed else {
+                            continuation.resume(throwing: CancellationError())
+                            return
+                        }
                         self.handshakeWaiter = continuation
                         self.interest = .readable
                         self.loop.register(self.stream.socket.descriptor, self, interest: .readable)
