@@ -11,23 +11,24 @@ package enum WebSocketFrameInvariants {
 
     /// Reads an input's payload whole, then in its chunks, and compares.
     ///
-    /// Flag 0 lets frames set RSV1, as a negotiated `permessage-deflate` would.
+    /// Flag 0 reads as after a negotiated `permessage-deflate`: a message whose first frame sets RSV1 is decompressed
+    /// (each reading with a decompressor of its own), to at most the message limit.
     ///
     /// - Parameter input: The fuzzer's input.
     /// - Returns: A description of the broken invariant, or `nil` when they all hold.
     package static func violation(in input: ChunkedInput) -> String? {
-        let reserved: UInt8 = input.flag(0) ? 0x40 : 0
-        let whole = read([input.payload], reservedBits: reserved)
+        let deflate = input.flag(0)
+        let whole = read([input.payload], deflate: deflate)
         if let problem = whole.problem {
             return problem
         }
-        let chunked = read(input.chunks, reservedBits: reserved)
+        let chunked = read(input.chunks, deflate: deflate)
         guard whole.steps == chunked.steps else {
             return "read whole: \(whole.steps)\nread in chunks cut at \(input.cuts): \(chunked.steps)"
         }
         for event in whole.events {
             guard let frame = serverFrame(of: event) else { continue }
-            let again = read([frame], reservedBits: 0)
+            let again = read([frame], deflate: false)
             guard again.events == [event], again.problem == nil else {
                 return "\(event) framed again as \(frame) reads as \(again.steps)"
             }
@@ -42,9 +43,14 @@ package enum WebSocketFrameInvariants {
         var problem: String?
     }
 
-    static func read(_ chunks: [[UInt8]], reservedBits: UInt8) -> Reading {
+    static func read(_ chunks: [[UInt8]], deflate: Bool) -> Reading {
         var reading = Reading()
-        var parser = WebSocketFrameParser(limits: limits, allowedReservedBits: reservedBits)
+        var parser = WebSocketFrameParser(limits: limits)
+        if deflate, let inflater = WebSocketFrameParser.fuzzingInflater() {
+            parser = WebSocketFrameParser(limits: limits) { (payload, limit) throws(PerMessageDeflate.Refusal) in
+                try inflater(payload, limit)
+            }
+        }
         do {
             for chunk in chunks {
                 try chunk.withUnsafeBytes { bytes in
@@ -65,7 +71,8 @@ package enum WebSocketFrameInvariants {
             reading.steps.append("failed: \(error.message)")
             let names =
                 error.message.hasPrefix("invalid WebSocket frame from the server at byte ")
-                && (error.message.contains("RFC 6455") || error.message.contains("limit"))
+                && (error.message.contains("RFC 6455") || error.message.contains("RFC 7692")
+                    || error.message.contains("limit"))
             if error.code != .frame || error.stage != .frame || !names {
                 reading.problem = "an error that does not name its rule, or of another stage: \(error.message)"
             }

@@ -42,7 +42,13 @@ extension SocketRequestPerformer {
         for index in key.indices {
             key[index] = random.next()
         }
-        let handshake = try WebSocketHandshake(request, protocols: protocols, target: origin, key: key)
+        let handshake = try WebSocketHandshake(
+            request,
+            protocols: protocols,
+            target: origin,
+            key: key,
+            offersCompression: configuration.compression && (try? ZLib.shared.get()) != nil
+        )
         let connection = try await pool.openDedicated(origin)
         guard let stream = await connection.handOverStream() else {
             throw CancellationError()
@@ -55,8 +61,12 @@ extension SocketRequestPerformer {
             configuration: configuration,
             descriptors: pool.openDescriptors
         )
-        let subprotocol = try await socket.open()
-        return WebSocket(connection: socket, subprotocol: subprotocol)
+        let agreement = try await socket.open()
+        return WebSocket(
+            connection: socket,
+            subprotocol: agreement.subprotocol,
+            compressesMessages: agreement.deflate != nil
+        )
     }
 
     /// The origin of a WebSocket URL, connected to as `http://` for `ws://` and `https://` for `wss://`; `nil` for

@@ -30,10 +30,14 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func echoesTextAndBinaryFromEmptyToMebibytes(kind: Kind) async throws {
+    @Test(arguments: Kind.allCases, [false, true])
+    func echoesTextAndBinaryFromEmptyToMebibytes(kind: Kind, compression: Bool) async throws {
         guard let (peer, performer) = try await Self.start(kind) else { return }
-        let socket = try await performer.webSocket(peer.request("/echo"))
+        let socket = try await performer.webSocket(
+            peer.request("/echo"),
+            configuration: .init(compression: compression)
+        )
+        #expect(socket.compressesMessages == compression)
         var iterator = socket.messages.makeAsyncIterator()
         for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20, 3 << 20] {
             let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) })
@@ -54,7 +58,7 @@ import Testing
         guard let (peer, performer) = try await Self.start(kind) else { return }
         let socket = try await performer.webSocket(
             peer.request("/echo"),
-            configuration: .init(readAhead: 64 << 10, sendBuffer: 64 << 10)
+            configuration: .init(readAhead: 64 << 10, sendBuffer: 64 << 10, compression: kind == .tls)
         )
         let count = 200
         let payload = Data(repeating: 0x5A, count: 16 << 10)
@@ -76,10 +80,13 @@ import Testing
         #expect(received == count)
     }
 
-    @Test(arguments: Kind.allCases)
-    func reassemblesFragmentedMessages(kind: Kind) async throws {
+    @Test(arguments: Kind.allCases, [false, true])
+    func reassemblesFragmentedMessages(kind: Kind, compression: Bool) async throws {
         guard let (peer, performer) = try await Self.start(kind) else { return }
-        let socket = try await performer.webSocket(peer.request("/fragments"))
+        let socket = try await performer.webSocket(
+            peer.request("/fragments"),
+            configuration: .init(compression: compression)
+        )
         var messages: [WebSocket.Message] = []
         for try await message in socket.messages {
             messages.append(message)

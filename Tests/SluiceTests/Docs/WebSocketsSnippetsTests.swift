@@ -34,6 +34,11 @@ import FoundationNetworking
         )
     }
 
+    /// Compiled, not run: there is no feed here.
+    func compressedFeed(_ request: URLRequest) async throws -> WebSocket {
+        try await SocketRequestPerformer().webSocket(request, configuration: WebSocket.Configuration(compression: true))
+    }
+
     /// The configuration the article's keep-alive snippet makes keeps what it was given.
     @Test func keepAliveConfiguration() {
         let configuration = WebSocket.Configuration(pingInterval: .seconds(15), pingTimeout: .seconds(5))

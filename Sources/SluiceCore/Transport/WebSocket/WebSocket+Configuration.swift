@@ -24,6 +24,12 @@ extension WebSocket {
         /// How long the server has to answer a closing frame and close the connection before the client closes it;
         /// 10 s by default.
         public var closeTimeout: Duration
+        /// Whether `permessage-deflate` (RFC 7692) is offered, to compress messages both ways with the system's zlib;
+        /// `false` by default.
+        ///
+        /// Where zlib cannot be loaded it is not offered. A compressed message from the server may decompress to at
+        /// most ``maximumMessageSize`` bytes; its text is checked as UTF-8 once decompressed, at its end.
+        public var compression: Bool
 
         /// Creates a configuration; every parameter has the default its property documents.
         ///
@@ -36,6 +42,7 @@ extension WebSocket {
         ///   - pingInterval: How often a keep-alive ping is sent, or `nil` for none.
         ///   - pingTimeout: How long the server has to answer a keep-alive ping.
         ///   - closeTimeout: How long the server has to finish the closing handshake.
+        ///   - compression: Whether `permessage-deflate` is offered.
         public init(
             maximumFrameSize: Int = 16 << 20,
             maximumMessageSize: Int = 16 << 20,
@@ -44,7 +51,8 @@ extension WebSocket {
             handshakeTimeout: Duration = .seconds(30),
             pingInterval: Duration? = nil,
             pingTimeout: Duration = .seconds(20),
-            closeTimeout: Duration = .seconds(10)
+            closeTimeout: Duration = .seconds(10),
+            compression: Bool = false
         ) {
             self.maximumFrameSize = max(125, maximumFrameSize)
             self.maximumMessageSize = max(0, maximumMessageSize)
@@ -54,6 +62,7 @@ extension WebSocket {
             self.pingInterval = pingInterval
             self.pingTimeout = pingTimeout
             self.closeTimeout = closeTimeout
+            self.compression = compression
         }
     }
 }

@@ -29,6 +29,9 @@ import Foundation
 /// closes a connection whose server does not answer within ``Configuration/pingTimeout``. ``close(code:reason:)``
 /// runs the closing handshake; a server's closing frame is answered with its own code.
 ///
+/// **Compression.** ``Configuration/compression`` offers `permessage-deflate` (RFC 7692), through the system's zlib
+/// loaded at run time; a compressed message may decompress to at most ``Configuration/maximumMessageSize`` bytes.
+///
 /// **Hostile servers.** Every frame is checked as RFC 6455 asks of a client: no mask, no reserved bits or opcodes, no
 /// fragmented or oversized control frames, lengths in their shortest form, fragments in order, UTF-8 checked as it
 /// arrives, at most ``Configuration/maximumFrameSize`` and ``Configuration/maximumMessageSize`` bytes. A violation
@@ -68,9 +71,14 @@ public final class WebSocket: Sendable {
     /// The subprotocol the server chose among those offered, if any.
     public let subprotocol: String?
 
-    init(connection: WebSocketConnection, subprotocol: String?) {
+    /// Whether messages are compressed both ways with `permessage-deflate`, which
+    /// ``Configuration/compression`` offers and the server accepted.
+    public let compressesMessages: Bool
+
+    init(connection: WebSocketConnection, subprotocol: String?, compressesMessages: Bool) {
         self.connection = connection
         self.subprotocol = subprotocol
+        self.compressesMessages = compressesMessages
     }
 
     deinit {

@@ -36,7 +36,7 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     private var interest: Interest = []
     private var responseParser: ResponseParser
     private var frameParser: WebSocketFrameParser
-    private var handshakeWaiter: CheckedContinuation<String?, any Error>?
+    private var handshakeWaiter: CheckedContinuation<WebSocketHandshake.Agreement, any Error>?
     private let started: ContinuousClock.Instant
 
     private var output: [UInt8] = []
@@ -59,6 +59,8 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     private var pingSent: ContinuousClock.Instant?
     private var pingCount: UInt64 = 0
     private var random = SystemRandomNumberGenerator()
+    /// Compresses the client's messages, under `permessage-deflate`.
+    private var deflater: MessageDeflateCodec?
 
     /// Takes a connected stream, ready to send the handshake with ``open()``.
     init(
@@ -92,9 +94,9 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
 
     /// Sends the handshake and waits for the server's answer.
     ///
-    /// - Returns: The subprotocol the server chose, if any.
+    /// - Returns: The subprotocol the server chose, if any, and the extension it accepted.
     /// - Throws: ``SluiceError`` of the handshake stage, or `CancellationError`; the connection is closed then.
-    func open() async throws -> String? {
+    func open() async throws -> WebSocketHandshake.Agreement {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 loop.execute {
@@ -118,16 +120,48 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     }
 
     private func finishHandshake(_ head: ParsedHead) throws {
-        let subprotocol: String?
+        let agreement: WebSocketHandshake.Agreement
         do {
-            subprotocol = try handshake.verify(head)
+            agreement = try handshake.verify(head)
+            if let deflate = agreement.deflate {
+                try startCompression(deflate)
+            }
         } catch {
             throw error.adding(request: request, response: nil)
         }
         phase = .open
         lastPing = loop.now
-        handshakeWaiter?.resume(returning: subprotocol)
+        handshakeWaiter?.resume(returning: agreement)
         handshakeWaiter = nil
+    }
+
+    /// Sets up `permessage-deflate` as the server accepted it: the parser decompresses, and messages sent are
+    /// compressed.
+    private func startCompression(_ deflate: PerMessageDeflate) throws(SluiceError) {
+        guard case .success(let zlib) = ZLib.shared else {
+            throw SluiceError(.handshake, message: "permessage-deflate was agreed, but zlib is not loaded")
+        }
+        let inflater = try MessageDeflateCodec(
+            zlib: zlib,
+            compresses: false,
+            windowBits: 15,
+            resetsEachMessage: deflate.serverNoContextTakeover
+        )
+        deflater = try MessageDeflateCodec(
+            zlib: zlib,
+            compresses: true,
+            windowBits: max(9, deflate.clientMaxWindowBits),
+            resetsEachMessage: deflate.clientNoContextTakeover
+        )
+        frameParser = WebSocketFrameParser(
+            limits: .init(
+                maximumFrameSize: configuration.maximumFrameSize,
+                maximumMessageSize: configuration.maximumMessageSize
+            ),
+            inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
+                try inflater.decompress(payload, limit: limit)
+            }
+        )
     }
 
     // MARK: Readiness
@@ -488,6 +522,12 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
         if outputOffset > 0 && outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
             outputOffset = 0
+        }
+        if let deflater, !opcode.isControl {
+            deflater.compress(payload).withUnsafeBytes { bytes in
+                WebSocketFrameEncoder.encode(opcode, payload: bytes, reservedBits: 0x40, maskKey: key, into: &output)
+            }
+            return
         }
         payload.withUnsafeBytes { bytes in
             WebSocketFrameEncoder.encode(opcode, payload: bytes, maskKey: key, into: &output)

@@ -42,6 +42,8 @@ package struct WebSocketFrameParser {
     /// The reserved bits a negotiated extension defines (0x40 for RSV1 under `permessage-deflate`), which frames may
     /// set.
     private let allowedReservedBits: UInt8
+    /// Decompresses a message whose first frame set RSV1, under `permessage-deflate`, to at most the given size.
+    private let inflate: ((Data, Int) throws(PerMessageDeflate.Refusal) -> Data)?
 
     /// The bytes of the frame header read so far (at most 10: a server's frames carry no mask key).
     private var header: [UInt8] = []
@@ -55,6 +57,8 @@ package struct WebSocketFrameParser {
     private var control: [UInt8] = []
     /// The message being reassembled: its opcode (text or binary) and its bytes.
     private var messageOpcode: WebSocketOpcode?
+    /// Whether the message being reassembled is compressed (its first frame set RSV1 under `permessage-deflate`).
+    private var messageCompressed = false
     private var message = Data()
     private var utf8 = UTF8Validator()
 
@@ -71,6 +75,20 @@ package struct WebSocketFrameParser {
     package init(limits: Limits, allowedReservedBits: UInt8 = 0) {
         self.limits = limits
         self.allowedReservedBits = allowedReservedBits & 0x70
+        self.inflate = nil
+        header.reserveCapacity(10)
+    }
+
+    /// Creates a parser for a connection that negotiated `permessage-deflate` (RFC 7692): a message whose first frame
+    /// sets RSV1 is compressed, and is checked (UTF-8 for text) once decompressed, at its end.
+    ///
+    /// - Parameters:
+    ///   - limits: The largest frame and message accepted; the message limit bounds the decompressed size too.
+    ///   - inflate: Decompresses a message's payload to at most the given number of bytes.
+    package init(limits: Limits, inflate: @escaping (Data, Int) throws(PerMessageDeflate.Refusal) -> Data) {
+        self.limits = limits
+        self.allowedReservedBits = 0x40
+        self.inflate = inflate
         header.reserveCapacity(10)
     }
 
@@ -99,7 +117,7 @@ package struct WebSocketFrameParser {
             if current.opcode.isControl {
                 control.append(contentsOf: piece)
             } else {
-                if messageOpcode == .text, let invalid = utf8.validate(piece) {
+                if messageOpcode == .text, !messageCompressed, let invalid = utf8.validate(piece) {
                     closeCode = 1007
                     throw violation(
                         "invalid UTF-8 at byte \(message.count + invalid) of a text message (RFC 6455, section 8.1)"
@@ -168,6 +186,7 @@ package struct WebSocketFrameParser {
         header.removeAll(keepingCapacity: true)
         if opcode != .continuation && !opcode.isControl {
             messageOpcode = opcode
+            messageCompressed = first & 0x40 != 0
         }
         frame = (opcode, first & 0x80 != 0, length)
         if length == 0 {
@@ -185,6 +204,11 @@ package struct WebSocketFrameParser {
             )
         }
         let opcode = WebSocketOpcode(rawValue: first & 0x0F)
+        if first & 0x40 != 0 && inflate != nil && (opcode.isControl || opcode == .continuation) {
+            throw violation(
+                "a \(opcode) frame sets RSV1, which permessage-deflate allows on a message's first frame only (RFC 7692, section 6)"
+            )
+        }
         guard opcode.isDefined else {
             throw violation("a frame with the \(opcode), which RFC 6455 does not define (section 5.2)")
         }
@@ -220,9 +244,28 @@ package struct WebSocketFrameParser {
             return
         }
         guard finished.fin, let opcode = messageOpcode else { return }
-        let bytes = message
+        var bytes = message
         message = Data()
         messageOpcode = nil
+        if messageCompressed, let inflate {
+            messageCompressed = false
+            do {
+                bytes = try inflate(bytes, limits.maximumMessageSize)
+            } catch {
+                closeCode = error.reason.contains("the limit") ? 1009 : 1007
+                throw violation("the compressed \(opcode) message \(error.reason) (RFC 7692, section 6.2)")
+            }
+            if opcode == .text {
+                let invalid = bytes.withUnsafeBytes { utf8.validate($0) }
+                if let invalid {
+                    utf8 = UTF8Validator()
+                    closeCode = 1007
+                    throw violation(
+                        "invalid UTF-8 at byte \(invalid) of a text message (RFC 6455, section 8.1)"
+                    )
+                }
+            }
+        }
         if opcode == .text {
             let complete = utf8.isComplete
             utf8 = UTF8Validator()

@@ -11,6 +11,16 @@ package struct WebSocketHandshake {
     package let key: String
     /// The subprotocols offered, in order of preference.
     package let protocols: [String]
+    /// Whether `permessage-deflate` is offered.
+    package let offersCompression: Bool
+
+    /// What the server agreed to.
+    package struct Agreement: Equatable {
+        /// The subprotocol it chose, if any.
+        package var subprotocol: String?
+        /// The `permessage-deflate` parameters, when it accepted the extension.
+        package var deflate: PerMessageDeflate?
+    }
 
     /// Makes the handshake request: the request's own URL and headers (`ws` and `wss` go as `http` and `https`), and
     /// the fields of the handshake, which replace any of the request's by the same names.
@@ -20,8 +30,15 @@ package struct WebSocketHandshake {
     ///   - protocols: The subprotocols to offer, if any; each a token.
     ///   - target: Where it goes.
     ///   - key: The 16 bytes of the key; random for every handshake.
+    ///   - offersCompression: Whether to offer `permessage-deflate`.
     /// - Throws: ``SluiceError`` of the handshake stage for a request that cannot open a WebSocket.
-    package init(_ request: URLRequest, protocols: [String], target: Origin, key: [UInt8]) throws(SluiceError) {
+    package init(
+        _ request: URLRequest,
+        protocols: [String],
+        target: Origin,
+        key: [UInt8],
+        offersCompression: Bool = false
+    ) throws(SluiceError) {
         let method = request.httpMethod ?? "GET"
         guard method == "GET", request.httpBody == nil, request.httpBodyStream == nil else {
             throw SluiceError(
@@ -40,7 +57,10 @@ package struct WebSocketHandshake {
         }
         let key = Data(key).base64EncodedString()
         var sent = request
-        for name in ["Upgrade", "Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Protocol"] {
+        for name in [
+            "Upgrade", "Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Protocol",
+            "Sec-WebSocket-Extensions",
+        ] {
             sent.setValue(nil, forHTTPHeaderField: name)
         }
         sent.setValue("websocket", forHTTPHeaderField: "Upgrade")
@@ -48,6 +68,9 @@ package struct WebSocketHandshake {
         sent.setValue("13", forHTTPHeaderField: "Sec-WebSocket-Version")
         if !protocols.isEmpty {
             sent.setValue(protocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
+        }
+        if offersCompression {
+            sent.setValue(PerMessageDeflate.offer, forHTTPHeaderField: "Sec-WebSocket-Extensions")
         }
         var head: RequestHead
         do {
@@ -61,6 +84,7 @@ package struct WebSocketHandshake {
         self.bytes = head.bytes
         self.key = key
         self.protocols = protocols
+        self.offersCompression = offersCompression
     }
 
     /// The `Sec-WebSocket-Accept` value that proves a server read a key: the base64 SHA-1 of the key and RFC 6455's
@@ -72,9 +96,9 @@ package struct WebSocketHandshake {
     /// Checks the server's answer.
     ///
     /// - Parameter head: The response head.
-    /// - Returns: The subprotocol the server chose, if any.
+    /// - Returns: The subprotocol the server chose, if any, and the extension it accepted.
     /// - Throws: ``SluiceError`` of the handshake stage naming what the answer lacked or got wrong.
-    package func verify(_ head: ParsedHead) throws(SluiceError) -> String? {
+    package func verify(_ head: ParsedHead) throws(SluiceError) -> Agreement {
         func values(_ name: String) -> [String] {
             head.fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
         }
@@ -107,14 +131,22 @@ package struct WebSocketHandshake {
                 "the 101 response's Sec-WebSocket-Accept is \(Self.quoted(accepts)), not \"\(expected)\" for the key sent (RFC 6455, section 4.1)"
             )
         }
+        var agreement = Agreement()
         let extensions = tokens("Sec-WebSocket-Extensions")
         if !extensions.isEmpty {
-            throw failure(
-                "the server chose the extensions \(Self.quoted(values("Sec-WebSocket-Extensions"))), which the client did not offer (RFC 6455, section 4.1)"
-            )
+            guard offersCompression else {
+                throw failure(
+                    "the server chose the extensions \(Self.quoted(values("Sec-WebSocket-Extensions"))), which the client did not offer (RFC 6455, section 4.1)"
+                )
+            }
+            do {
+                agreement.deflate = try PerMessageDeflate(answer: extensions.joined(separator: ", "))
+            } catch {
+                throw failure(error.reason)
+            }
         }
         let chosen = tokens("Sec-WebSocket-Protocol")
-        guard let subprotocol = chosen.first else { return nil }
+        guard let subprotocol = chosen.first else { return agreement }
         guard chosen.count == 1, protocols.contains(subprotocol) else {
             let offered =
                 protocols.isEmpty ? "none was offered" : "the client offered \(protocols.joined(separator: ", "))"
@@ -122,7 +154,8 @@ package struct WebSocketHandshake {
                 "the server chose the subprotocol \(Self.quoted(values("Sec-WebSocket-Protocol"))), but \(offered) (RFC 6455, section 4.1)"
             )
         }
-        return subprotocol
+        agreement.subprotocol = subprotocol
+        return agreement
     }
 
     /// A field's values as a message quotes them: `"h2c"`, or `none` when it is absent.

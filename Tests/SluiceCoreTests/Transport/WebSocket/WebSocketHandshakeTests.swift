@@ -59,15 +59,15 @@ import Testing
 
     @Test func aValidAnswerGivesTheChosenSubprotocol() throws {
         let handshake = try Self.handshake()
-        #expect(try handshake.verify(Self.head()) == nil)
-        #expect(try handshake.verify(Self.head { $0["Sec-WebSocket-Protocol"] = "chat.v2" }) == "chat.v2")
+        #expect(try handshake.verify(Self.head()) == .init())
+        #expect(try handshake.verify(Self.head { $0["Sec-WebSocket-Protocol"] = "chat.v2" }).subprotocol == "chat.v2")
         #expect(
             try handshake.verify(
                 Self.head {
                     $0["Upgrade"] = "WebSocket"
                     $0["Connection"] = "keep-alive, upgrade"
                 }
-            ) == nil
+            ) == .init()
         )
     }
 
