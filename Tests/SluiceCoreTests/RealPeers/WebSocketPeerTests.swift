@@ -167,6 +167,7 @@ import Testing
         )
         #expect(error?.stage == .handshake)
         #expect(error?.request?.url == peer.request("/forbidden").url)
+        #expect(error?.status == .forbidden)
         let token = await #expect(throws: SluiceError.self) {
             _ = try await performer.webSocket(peer.request("/echo"), protocols: ["not a token"])
         }

@@ -127,7 +127,13 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
                 try startCompression(deflate)
             }
         } catch {
-            throw error.adding(request: request, response: nil)
+            // The head goes with the error, so that a caller sees a 401 or a 403 and its fields.
+            let response = HTTPResponse(
+                status: HTTPStatus(code: head.status),
+                headers: HTTPHeaders(head.fields.map { HTTPHeaders.Field(name: Header($0.name), value: $0.value) }),
+                url: request.url
+            )
+            throw error.adding(request: request, response: response)
         }
         phase = .open
         lastPing = loop.now
