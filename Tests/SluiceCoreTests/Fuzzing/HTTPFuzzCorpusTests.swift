@@ -33,7 +33,7 @@ import Testing
     /// How many inputs each target's file holds, so that a file cut short fails.
     static let corpusSizes: [FuzzTarget: Int] = [
         .responseParser: 667, .lines: 247, .serverSentEvents: 596, .multipart: 539, .requestValidation: 741,
-        .contentDecoder: 23, .webSocketFrames: 24,
+        .contentDecoder: 23, .webSocketFrames: 328,
     ]
 
     @Test(arguments: FuzzTarget.allCases)
