@@ -12,8 +12,8 @@ extension SocketRequestPerformer {
     ///
     /// The connection goes as an `https://` one would for `wss://` and an `http://` one for `ws://`: the
     /// performer's ``Configuration/tls`` settings, its connect timeout, and a `CONNECT` or SOCKS5 proxy where
-    /// ``Configuration/proxies`` names one for the URL. `ws://` through an HTTP proxy, which would get the request in
-    /// absolute form, is refused.
+    /// ``Configuration/proxies`` names one for the URL; with ``Configuration/unixSocketPath``, `ws://` goes to that
+    /// socket. `ws://` through an HTTP proxy, which would get the request in absolute form, is refused.
     ///
     /// - Parameters:
     ///   - request: A GET request without a body, to a `ws://` or `wss://` URL (`http://` and `https://` are taken

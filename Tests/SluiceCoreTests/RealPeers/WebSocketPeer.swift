@@ -27,8 +27,10 @@ import Testing
 /// `websockets`); without it, or without `websockets` there, the tests that need it are skipped, unless
 /// `SLUICE_REQUIRE_PEERS=1`, when they fail.
 final class WebSocketPeer: Sendable {
-    /// `ws://127.0.0.1:<port>` or `wss://localhost:<port>`.
+    /// `ws://127.0.0.1:<port>` or `wss://localhost:<port>`; `ws://localhost` on a Unix domain socket.
     let baseURL: URL
+    /// The Unix domain socket it listens on instead of a port, if it was started on one.
+    let unixSocketPath: String?
     private let process: ChildProcess
     private let directory: URL
 
@@ -39,15 +41,17 @@ final class WebSocketPeer: Sendable {
 
     /// Starts a server, or returns `nil` when Python or `websockets` is missing and the peers are not required.
     ///
-    /// - Parameter tls: The certificate chain and key to serve `wss://` with, if any.
+    /// - Parameters:
+    ///   - tls: The certificate chain and key to serve `wss://` with, if any.
+    ///   - onUnixSocket: Whether it listens on a Unix domain socket in its directory rather than on a port.
     /// - Returns: The running server, or `nil` when it cannot be started here.
     /// - Throws: A failed requirement when the peers are required and missing, or when the server did not start.
-    static func start(tls: (chain: URL, key: URL)? = nil) async throws -> WebSocketPeer? {
+    static func start(tls: (chain: URL, key: URL)? = nil, onUnixSocket: Bool = false) async throws -> WebSocketPeer? {
         guard let python, FileManager.default.isExecutableFile(atPath: python.path) else {
             try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but SLUICE_PYTHON is not")
             return nil
         }
-        let peer = try await offThePool { try WebSocketPeer(python: python, tls: tls) }
+        let peer = try await offThePool { try WebSocketPeer(python: python, tls: tls, onUnixSocket: onUnixSocket) }
         if peer == nil {
             try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but websockets is not installed")
         }
@@ -55,7 +59,7 @@ final class WebSocketPeer: Sendable {
     }
 
     /// Writes the script and starts it; `nil` when it reports that `websockets` is missing.
-    private init?(python: URL, tls: (chain: URL, key: URL)?) throws {
+    private init?(python: URL, tls: (chain: URL, key: URL)?, onUnixSocket: Bool) throws {
         var template = Array("/tmp/sluice-websocket.XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else {
             throw WebSocketPeerError(description: "mkdtemp failed: errno \(errno)")
@@ -64,7 +68,10 @@ final class WebSocketPeer: Sendable {
         let script = directory.appendingPathComponent("server.py")
         try Data(Self.script.utf8).write(to: script)
         let output = Pipe()
-        let arguments = [script.path] + (tls.map { [$0.chain.path, $0.key.path] } ?? [])
+        let socketPath = onUnixSocket ? directory.appendingPathComponent("websocket.sock").path : nil
+        let arguments =
+            [script.path] + (tls.map { [$0.chain.path, $0.key.path] } ?? [])
+            + (socketPath.map { ["--unix", $0] } ?? [])
         let process = try ChildProcess(python, arguments, standardOutput: .pipe(output))
         // The script's first line: the port, or that websockets is missing. Its end of the pipe closes if it dies.
         var line = Data()
@@ -81,10 +88,13 @@ final class WebSocketPeer: Sendable {
             }
             throw WebSocketPeerError(description: "the websockets server did not start: \(text)")
         }
-        guard let url = URL(string: tls == nil ? "ws://127.0.0.1:\(port)" : "wss://localhost:\(port)") else {
+        let address =
+            socketPath != nil ? "ws://localhost" : tls == nil ? "ws://127.0.0.1:\(port)" : "wss://localhost:\(port)"
+        guard let url = URL(string: address) else {
             throw WebSocketPeerError(description: "no URL for port \(port)")
         }
         self.baseURL = url
+        self.unixSocketPath = socketPath
         self.process = process
         self.directory = directory
     }
@@ -109,7 +119,7 @@ final class WebSocketPeer: Sendable {
     private static let script = #"""
         import asyncio, ssl, sys
         try:
-            from websockets.asyncio.server import serve
+            from websockets.asyncio.server import serve, unix_serve
             from websockets.exceptions import ConnectionClosed
         except ImportError:
             print("missing websockets", flush=True)
@@ -166,6 +176,11 @@ final class WebSocketPeer: Sendable {
 
         async def main():
             context = None
+            if len(sys.argv) > 2 and sys.argv[1] == "--unix":
+                async with unix_serve(handler, sys.argv[2], max_size=None, process_request=process_request_slowly,
+                                      select_subprotocol=select_subprotocol, ping_interval=None):
+                    print(0, flush=True)
+                    await asyncio.Future()
             if len(sys.argv) > 2:
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
                 context.load_cert_chain(sys.argv[1], sys.argv[2])

@@ -80,6 +80,21 @@ import Testing
         #expect(received == count)
     }
 
+    @Test func echoesOverAUnixDomainSocket() async throws {
+        guard let peer = try await WebSocketPeer.start(onUnixSocket: true) else { return }
+        let path = try #require(peer.unixSocketPath)
+        let performer = SocketRequestPerformer(
+            configuration: .init(unixSocketPath: path, proxies: .none, fallback: NoFallback())
+        )
+        let socket = try await performer.webSocket(peer.request("/echo"), configuration: .init(compression: true))
+        var iterator = socket.messages.makeAsyncIterator()
+        try await socket.send(.text("over a Unix socket"))
+        #expect(try await iterator.next() == .text("over a Unix socket"))
+        await socket.close()
+        #expect(try await iterator.next() == nil)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
     @Test(arguments: Kind.allCases, [false, true])
     func reassemblesFragmentedMessages(kind: Kind, compression: Bool) async throws {
         guard let (peer, performer) = try await Self.start(kind) else { return }
