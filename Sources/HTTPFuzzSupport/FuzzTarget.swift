@@ -14,6 +14,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case requestValidation = "request-validation"
     /// The decoder of compressed response bodies (`gzip`, `deflate`, `br`, `zstd`) of Sluice's own transport.
     case contentDecoder = "content-decoder"
+    /// The WebSocket frame parser, and the reassembly of fragmented messages.
+    case webSocketFrames = "websocket-frames"
 
     /// Checks one input of the fuzzer.
     ///
@@ -35,6 +37,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .multipart: MultipartInvariants.violation(in: input)
         case .requestValidation: RequestValidationInvariants.violation(in: input)
         case .contentDecoder: ContentDecoderInvariants.violation(in: input)
+        case .webSocketFrames: WebSocketFrameInvariants.violation(in: input)
         }
     }
 }

@@ -1,5 +1,5 @@
 // A libFuzzer target for the parsers of bytes from the network, one at a time, named by SLUICE_FUZZ_TARGET
-// (response-parser, lines, server-sent-events, multipart, request-validation or content-decoder):
+// (response-parser, lines, server-sent-events, multipart, request-validation, content-decoder or websocket-frames):
 //
 //     swift build -c release --product http-fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
 //         -Xswiftc -use-ld=lld

@@ -1,5 +1,5 @@
 // The few functions of the system's zlib, brotli decoder and zstd that Sluice's own transport calls to decode
-// compressed response bodies, declared as the types of pointers to them, with the two structures they share with the
+// compressed response bodies (and zlib's to compress WebSocket messages), declared as the types of pointers to them, with the two structures they share with the
 // caller laid out as the libraries document them. Each library is loaded at run time with dlopen (libz.so.1,
 // libbrotlidec.so.1, libzstd.so.1) and each symbol looked up with dlsym, so the package builds without their headers
 // and links nothing of them. Only what is declared here is used; the decoders' own state stays opaque.
@@ -34,6 +34,10 @@ enum {
     SLUICE_Z_NEED_DICT = 2,
     SLUICE_Z_BUF_ERROR = -5,
     SLUICE_Z_NO_FLUSH = 0,
+    SLUICE_Z_SYNC_FLUSH = 2,
+    SLUICE_Z_DEFLATED = 8,
+    SLUICE_Z_DEFAULT_COMPRESSION = -1,
+    SLUICE_Z_DEFAULT_STRATEGY = 0,
 };
 
 typedef const char *(*SluiceZlibVersion)(void);
@@ -41,6 +45,12 @@ typedef int (*SluiceInflateInit2)(SluiceZStream *stream, int windowBits, const c
 typedef int (*SluiceInflate)(SluiceZStream *stream, int flush);
 typedef int (*SluiceInflateReset)(SluiceZStream *stream);
 typedef int (*SluiceInflateEnd)(SluiceZStream *stream);
+// Compression, for WebSocket messages under permessage-deflate.
+typedef int (*SluiceDeflateInit2)(SluiceZStream *stream, int level, int method, int windowBits, int memLevel,
+                                  int strategy, const char *version, int streamSize);
+typedef int (*SluiceDeflate)(SluiceZStream *stream, int flush);
+typedef int (*SluiceDeflateReset)(SluiceZStream *stream);
+typedef int (*SluiceDeflateEnd)(SluiceZStream *stream);
 
 // The brotli decoder, libbrotlidec 1.0 and later: BrotliDecoderResult's values, with brotli's names.
 typedef struct sluice_brotli_decoder SluiceBrotliDecoder;

@@ -11,6 +11,7 @@
 /// | ``Code/parse`` | the body did not have the expected shape | the response, the JSON path of the problem |
 /// | ``Code/cancelled`` | the calling task was cancelled | the ``stage`` it was in |
 /// | ``Code/timedOut`` | a time limit ran out | the ``stage`` it was in |
+/// | ``Code/handshake``, ``Code/frame``, ``Code/close`` | a ``WebSocket`` broke a rule of RFC 6455 | the request |
 ///
 /// ``description`` renders the error like a compiler diagnostic:
 ///
@@ -36,6 +37,9 @@ public struct SluiceError: Error, Sendable {
             case parse
             case cancelled
             case timedOut = "timed out"
+            case handshake
+            case frame
+            case close
         }
 
         private let base: Base
@@ -58,6 +62,12 @@ public struct SluiceError: Error, Sendable {
         public static let cancelled = Code(.cancelled)
         /// A time limit ran out.
         public static let timedOut = Code(.timedOut)
+        /// A WebSocket's opening handshake failed: the server did not switch protocols as RFC 6455 asks.
+        public static let handshake = Code(.handshake)
+        /// A WebSocket frame or message broke RFC 6455 or a configured limit.
+        public static let frame = Code(.frame)
+        /// A WebSocket's connection ended without a clean closing handshake, or with a code that is not normal.
+        public static let close = Code(.close)
 
         /// The code's name, such as `timed out`.
         public var description: String { base.rawValue }
@@ -80,6 +90,12 @@ public struct SluiceError: Error, Sendable {
         public static let deserialize = Stage(code: .deserialize)
         /// Parsing the deserialized body into the response object.
         public static let parse = Stage(code: .parse)
+        /// A WebSocket's opening handshake.
+        public static let handshake = Stage(code: .handshake)
+        /// Reading or writing a WebSocket's frames.
+        public static let frame = Stage(code: .frame)
+        /// A WebSocket's closing handshake.
+        public static let close = Stage(code: .close)
 
         /// The stage's name, such as `deserialize`.
         public var description: String { code.description }
@@ -218,6 +234,9 @@ public struct SluiceError: Error, Sendable {
         case .status: .status
         case .deserialize: .deserialize
         case .parse: .parse
+        case .handshake: .handshake
+        case .frame: .frame
+        case .close: .close
         default: .transport
         }
     }

@@ -211,7 +211,7 @@ public final class SocketRequestPerformer: RequestPerformer {
 
     /// The configuration the performer was made with.
     public let configuration: Configuration
-    private let pool: ConnectionPool
+    let pool: ConnectionPool
 
     /// Creates a performer with its own pool of connections.
     ///
@@ -435,7 +435,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// request, though not in its headers as built).
     ///
     /// - Throws: ``SluiceError`` when the proxy settings are not usable.
-    private func proxy(for url: URL) throws(SluiceError) -> Proxy? {
+    func proxy(for url: URL) throws(SluiceError) -> Proxy? {
         guard configuration.unixSocketPath == nil, let proxy = try configuration.proxies.proxy(for: url) else {
             return nil
         }

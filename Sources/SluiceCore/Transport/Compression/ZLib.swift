@@ -1,6 +1,7 @@
 import CSluiceSystem
 
-/// The system's zlib, loaded at run time (`libz.so.1`), for the `gzip` and `deflate` content codings.
+/// The system's zlib, loaded at run time (`libz.so.1`), for the `gzip` and `deflate` content codings and WebSocket's
+/// `permessage-deflate`.
 ///
 /// Every symbol is looked up and checked once, at load; `@unchecked Sendable`: every property is a constant, and
 /// zlib's functions may be called from any thread on distinct streams.
@@ -13,6 +14,10 @@ final class ZLib: @unchecked Sendable {
     let inflate: SluiceInflate
     let inflateReset: SluiceInflateReset
     let inflateEnd: SluiceInflateEnd
+    let deflateInit2: SluiceDeflateInit2
+    let deflate: SluiceDeflate
+    let deflateReset: SluiceDeflateReset
+    let deflateEnd: SluiceDeflateEnd
 
     private init(_ handle: UnsafeMutableRawPointer) throws(SystemLibraryUnavailable) {
         var lookup = SymbolLookup(library: "libz.so.1")
@@ -21,6 +26,10 @@ final class ZLib: @unchecked Sendable {
         inflate = lookup.find("inflate", in: handle)
         inflateReset = lookup.find("inflateReset", in: handle)
         inflateEnd = lookup.find("inflateEnd", in: handle)
+        deflateInit2 = lookup.find("deflateInit2_", in: handle)
+        deflate = lookup.find("deflate", in: handle)
+        deflateReset = lookup.find("deflateReset", in: handle)
+        deflateEnd = lookup.find("deflateEnd", in: handle)
         try lookup.check(as: "zlib")
     }
 

@@ -726,6 +726,28 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         }
     }
 
+    /// Gives the connected byte stream to a new owner (a WebSocket, which speaks its own protocol over it), on the
+    /// loop: the connection lets go of the socket, open and no longer registered, and counts as closed.
+    ///
+    /// - Returns: The stream, or `nil` when the connection had been closed meanwhile.
+    func handOverStream() async -> ByteStream? {
+        await withCheckedContinuation { continuation in
+            loop.execute {
+                self.lock.withLock { _ in
+                    guard !self.isClosed else {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                    self.isClosed = true
+                    if self.registered {
+                        self.loop.deregister(self.socket.descriptor, interest: self.interest)
+                    }
+                    continuation.resume(returning: self.stream)
+                }
+            }
+        }
+    }
+
     /// Whether an idle connection is still good to send on: nothing, not even its end, waits to be read.
     var looksReusable: Bool { socket.pendingInput() == .nothing }
 

@@ -128,6 +128,15 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// A new connection of its own to an origin, outside the pool's counts and never pooled.
+    ///
+    /// For a WebSocket, which keeps it. Its socket stays counted in ``openDescriptors`` until its new owner closes it.
+    ///
+    /// - Throws: What opening a connection for ``acquire(_:fresh:)`` throws.
+    func openDedicated(_ origin: Origin) async throws -> Connection {
+        try await open(origin)
+    }
+
     /// Takes back a connection after an exchange: an idle one for the next request, or a closed one whose slot is
     /// free again.
     ///

@@ -92,6 +92,18 @@ package struct ResponseParser {
         self.isHeadRequest = isHeadRequest
     }
 
+    /// Creates a parser for the response to a request that asks to switch protocols (a WebSocket's opening
+    /// handshake): a 101 head ends the response, and the bytes after it belong to the new protocol.
+    ///
+    /// - Parameter limits: The limits on the head.
+    package init(upgradeWithLimits limits: HeadLimits) {
+        self.init(limits: limits, isHeadRequest: false)
+        acceptsUpgrade = true
+    }
+
+    /// Whether a 101 head is the final one.
+    private var acceptsUpgrade = false
+
     /// Whether any byte of a response has been read.
     package var hasStarted: Bool { headBytes > 0 || !line.isEmpty }
 
@@ -353,6 +365,13 @@ package struct ResponseParser {
     private mutating func finishHead(_ report: (Event) throws -> Void) throws {
         let status = head.status
         if (100..<200).contains(status) {
+            if status == 101 && acceptsUpgrade {
+                head.keepAlive = false
+                state = .complete
+                try report(.head(head))
+                try report(.end)
+                return
+            }
             guard status != 101 else {
                 throw ResponseProtocolError(
                     message: "the server switched protocols (101), which this transport does not support"

@@ -1,0 +1,107 @@
+import Foundation
+
+extension SocketRequestPerformer {
+    /// Opens a WebSocket: connects to the request's URL on a connection of its own (never pooled), over TLS for
+    /// `wss://`, and runs the opening handshake with the request's own headers.
+    ///
+    /// ```swift
+    /// var request = URLRequest(url: url)
+    /// request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    /// let socket = try await SocketRequestPerformer().webSocket(request, protocols: ["chat.v2"])
+    /// ```
+    ///
+    /// The connection goes as an `https://` one would for `wss://` and an `http://` one for `ws://`: the
+    /// performer's ``Configuration/tls`` settings, its connect timeout, and a `CONNECT` or SOCKS5 proxy where
+    /// ``Configuration/proxies`` names one for the URL; with ``Configuration/unixSocketPath``, `ws://` goes to that
+    /// socket. `ws://` through an HTTP proxy, which would get the request in absolute form, is refused.
+    ///
+    /// - Parameters:
+    ///   - request: A GET request without a body, to a `ws://` or `wss://` URL (`http://` and `https://` are taken
+    ///     too).
+    ///   - protocols: The subprotocols to offer, in order of preference; none by default.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The open WebSocket; ``WebSocket/subprotocol`` is the server's choice.
+    /// - Throws: ``SluiceError`` of the handshake stage when the server does not switch protocols as RFC 6455 asks,
+    ///   or when the URL cannot carry a WebSocket here; what connecting throws otherwise; `CancellationError` when the
+    ///   task is cancelled.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String] = [],
+        configuration: WebSocket.Configuration = WebSocket.Configuration()
+    ) async throws -> WebSocket {
+        guard let url = request.url, let origin = try webSocketOrigin(url) else {
+            throw SluiceError(
+                .handshake,
+                message:
+                    "cannot open a WebSocket to \(request.url?.absoluteString ?? "no URL"): \(Self.webSocketSchemeRequirement(handlesHTTPS))",
+                request: request
+            )
+        }
+        var key = [UInt8](repeating: 0, count: 16)
+        var random = SystemRandomNumberGenerator()
+        for index in key.indices {
+            key[index] = random.next()
+        }
+        let handshake = try WebSocketHandshake(
+            request,
+            protocols: protocols,
+            target: origin,
+            key: key,
+            offersCompression: configuration.compression && (try? ZLib.shared.get()) != nil
+        )
+        let connection = try await pool.openDedicated(origin)
+        guard let stream = await connection.handOverStream() else {
+            throw CancellationError()
+        }
+        let socket = WebSocketConnection(
+            stream: stream,
+            loop: connection.loop,
+            request: request,
+            handshake: handshake,
+            configuration: configuration,
+            descriptors: pool.openDescriptors
+        )
+        let agreement = try await socket.open()
+        return WebSocket(
+            connection: socket,
+            subprotocol: agreement.subprotocol,
+            compressesMessages: agreement.deflate != nil
+        )
+    }
+
+    /// The origin of a WebSocket URL, connected to as `http://` for `ws://` and `https://` for `wss://`; `nil` for
+    /// another scheme, or `wss://` where TLS is not loaded.
+    private func webSocketOrigin(_ url: URL) throws(SluiceError) -> Origin? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        switch components.scheme?.lowercased() {
+        case "ws", "http": components.scheme = "http"
+        case "wss", "https": components.scheme = "https"
+        default: return nil
+        }
+        guard let connected = components.url else { return nil }
+        let proxy = try proxy(for: connected)
+        guard
+            let origin = Origin(
+                connected,
+                unixSocketPath: configuration.unixSocketPath,
+                servesHTTPS: handlesHTTPS,
+                proxy: proxy
+            )
+        else { return nil }
+        if origin.sendsAbsoluteForm, let proxy = origin.proxy {
+            throw SluiceError(
+                .handshake,
+                message:
+                    "cannot open a WebSocket to \(url.absoluteString) through the HTTP proxy \(proxy): a ws:// URL would reach it in absolute form, not through a tunnel",
+                underlyingError: URLError(.unsupportedURL)
+            )
+        }
+        return origin
+    }
+
+    private static func webSocketSchemeRequirement(_ handlesHTTPS: Bool) -> String {
+        handlesHTTPS
+            ? "the URL's scheme must be ws or wss"
+            : "the URL's scheme must be ws (wss needs TLS, which is not available: \(httpsUnavailableReason ?? "unknown"))"
+    }
+}

@@ -1,0 +1,199 @@
+import ClientFixtures
+// Python's `websockets` library, a WebSocket server no one here wrote, run as a child process on a free loopback
+// port, plain or with TLS, from a small script written at test time.
+import Foundation
+import SluiceCore
+import TestSupport
+import Testing
+
+/// A running `websockets` server, in a temporary directory of its own, on a loopback port it picks and reports.
+///
+/// Its paths:
+///
+/// - `/echo`: sends every message back as it came, text as text and binary as binary.
+/// - `/fragments`: sends a text message in three fragments and a binary one in two, then closes normally.
+/// - `/ping`: pings the client, and once the pong has come sends the text `pong received`.
+/// - `/close/<code>`: closes at once with the code and the reason `bye <code>`.
+/// - `/drop`: sends `dropping`, then ends the TCP connection without a closing frame.
+/// - `/authorization`: sends the request's `Authorization` field back as text.
+/// - `/subprotocol`: sends the subprotocol chosen (`chat.v2` when the client offers it) as text.
+/// - `/forbidden`: answers the handshake with 403 Forbidden.
+/// - `/slow-handshake`: never answers the handshake.
+/// - `/mute`: stops reading after the handshake, so that the client's pings go unanswered.
+/// - `/raw/<hex>`: writes the bytes the hex spells on the connection as they are (a frame that breaks RFC 6455),
+///   then waits for the client to close.
+///
+/// It runs the Python of `SLUICE_PYTHON` (`.ci/run` points it at the virtual environment where it installs
+/// `websockets`); without it, or without `websockets` there, the tests that need it are skipped, unless
+/// `SLUICE_REQUIRE_PEERS=1`, when they fail.
+final class WebSocketPeer: Sendable {
+    /// `ws://127.0.0.1:<port>` or `wss://localhost:<port>`; `ws://localhost` on a Unix domain socket.
+    let baseURL: URL
+    /// The Unix domain socket it listens on instead of a port, if it was started on one.
+    let unixSocketPath: String?
+    private let process: ChildProcess
+    private let directory: URL
+
+    /// The Python to run, from `SLUICE_PYTHON`.
+    static let python: URL? = ProcessInfo.processInfo.environment["SLUICE_PYTHON"].map {
+        URL(fileURLWithPath: $0)
+    }
+
+    /// Starts a server, or returns `nil` when Python or `websockets` is missing and the peers are not required.
+    ///
+    /// - Parameters:
+    ///   - tls: The certificate chain and key to serve `wss://` with, if any.
+    ///   - onUnixSocket: Whether it listens on a Unix domain socket in its directory rather than on a port.
+    /// - Returns: The running server, or `nil` when it cannot be started here.
+    /// - Throws: A failed requirement when the peers are required and missing, or when the server did not start.
+    static func start(tls: (chain: URL, key: URL)? = nil, onUnixSocket: Bool = false) async throws -> WebSocketPeer? {
+        guard let python, FileManager.default.isExecutableFile(atPath: python.path) else {
+            try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but SLUICE_PYTHON is not")
+            return nil
+        }
+        let peer = try await offThePool { try WebSocketPeer(python: python, tls: tls, onUnixSocket: onUnixSocket) }
+        if peer == nil {
+            try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but websockets is not installed")
+        }
+        return peer
+    }
+
+    /// Writes the script and starts it; `nil` when it reports that `websockets` is missing.
+    private init?(python: URL, tls: (chain: URL, key: URL)?, onUnixSocket: Bool) throws {
+        var template = Array("/tmp/sluice-websocket.XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else {
+            throw WebSocketPeerError(description: "mkdtemp failed: errno \(errno)")
+        }
+        let directory = URL(fileURLWithPath: String(cString: created), isDirectory: true)
+        let script = directory.appendingPathComponent("server.py")
+        try Data(Self.script.utf8).write(to: script)
+        let output = Pipe()
+        let socketPath = onUnixSocket ? directory.appendingPathComponent("websocket.sock").path : nil
+        let arguments =
+            [script.path] + (tls.map { [$0.chain.path, $0.key.path] } ?? [])
+            + (socketPath.map { ["--unix", $0] } ?? [])
+        let process = try ChildProcess(python, arguments, standardOutput: .pipe(output))
+        // The script's first line: the port, or that websockets is missing. Its end of the pipe closes if it dies.
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {
+            line.append(first)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = Int(text) else {
+            process.terminate()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+            if text == "missing websockets" {
+                return nil
+            }
+            throw WebSocketPeerError(description: "the websockets server did not start: \(text)")
+        }
+        let address =
+            socketPath != nil ? "ws://localhost" : tls == nil ? "ws://127.0.0.1:\(port)" : "wss://localhost:\(port)"
+        guard let url = URL(string: address) else {
+            throw WebSocketPeerError(description: "no URL for port \(port)")
+        }
+        self.baseURL = url
+        self.unixSocketPath = socketPath
+        self.process = process
+        self.directory = directory
+    }
+
+    deinit {
+        let (process, directory) = (self.process, self.directory)
+        Thread.detachNewThread {
+            process.terminate()
+            if !process.waitUntilExit(timeout: .seconds(10)) {
+                process.forceKill()
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// A request for a path of the server.
+    func request(_ path: String) -> URLRequest {
+        URLRequest(url: baseURL.appendingPathComponent(String(path.dropFirst())))
+    }
+
+    private static let script = #"""
+        import asyncio, ssl, sys
+        try:
+            from websockets.asyncio.server import serve, unix_serve
+            from websockets.exceptions import ConnectionClosed
+        except ImportError:
+            print("missing websockets", flush=True)
+            sys.exit(0)
+
+        def process_request(connection, request):
+            if request.path == "/forbidden":
+                return connection.respond(403, "forbidden\n")
+            return None
+
+        async def process_request_slowly(connection, request):
+            if request.path == "/slow-handshake":
+                await asyncio.sleep(3600)
+            return process_request(connection, request)
+
+        def select_subprotocol(connection, subprotocols):
+            return "chat.v2" if "chat.v2" in subprotocols else None
+
+        async def handler(ws):
+            path = ws.request.path
+            try:
+                if path == "/echo":
+                    async for message in ws:
+                        await ws.send(message)
+                elif path == "/fragments":
+                    await ws.send(["frag", "mented ", "text ✓"])
+                    await ws.send([b"\x00\x01", b"\x02"])
+                    await ws.close()
+                elif path == "/ping":
+                    waiter = await ws.ping(b"are you there")
+                    await waiter
+                    await ws.send("pong received")
+                    await ws.wait_closed()
+                elif path.startswith("/close/"):
+                    code = int(path[len("/close/"):])
+                    await ws.close(code, "bye %d" % code)
+                elif path == "/drop":
+                    await ws.send("dropping")
+                    ws.transport.abort()
+                elif path == "/authorization":
+                    await ws.send(ws.request.headers.get("Authorization", "none"))
+                    await ws.wait_closed()
+                elif path == "/mute":
+                    ws.transport.pause_reading()
+                    await asyncio.sleep(3600)
+                elif path.startswith("/raw/"):
+                    ws.transport.write(bytes.fromhex(path[len("/raw/"):]))
+                    await ws.wait_closed()
+                elif path == "/subprotocol":
+                    await ws.send(ws.subprotocol or "none")
+                    await ws.wait_closed()
+            except ConnectionClosed:
+                pass
+
+        async def main():
+            context = None
+            if len(sys.argv) > 2 and sys.argv[1] == "--unix":
+                async with unix_serve(handler, sys.argv[2], max_size=None, process_request=process_request_slowly,
+                                      select_subprotocol=select_subprotocol, ping_interval=None):
+                    print(0, flush=True)
+                    await asyncio.Future()
+            if len(sys.argv) > 2:
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(sys.argv[1], sys.argv[2])
+            async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None,
+                             process_request=process_request_slowly, select_subprotocol=select_subprotocol, ping_interval=None) as server:
+                print(server.sockets[0].getsockname()[1], flush=True)
+                await asyncio.Future()
+
+        asyncio.run(main())
+        """#
+}
+
+/// Why the server did not start.
+struct WebSocketPeerError: Error, CustomStringConvertible {
+    let description: String
+}

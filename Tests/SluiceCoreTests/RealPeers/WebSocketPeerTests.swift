@@ -1,0 +1,269 @@
+import ClientFixtures
+import Foundation
+import SluiceCore
+import Testing
+
+/// Sluice's WebSocket client against Python's `websockets` server, over TCP and over TLS.
+@Suite struct WebSocketPeerTests {
+    enum Kind: String, CaseIterable, Sendable {
+        case tcp
+        case tls
+    }
+
+    /// A server of the kind and a performer that reaches it, or `nil` when the peer is missing and not required.
+    static func start(_ kind: Kind) async throws -> (WebSocketPeer, SocketRequestPerformer)? {
+        switch kind {
+        case .tcp:
+            guard let peer = try await WebSocketPeer.start() else { return nil }
+            return (peer, SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback())))
+        case .tls:
+            guard TestPKI.shared != nil || NginxServer.isRequired else { return nil }
+            let pki = try requirePKI()
+            guard let peer = try await WebSocketPeer.start(tls: (pki.good.chain, pki.good.key)) else { return nil }
+            var tls = TLSConfiguration()
+            tls.additionalTrustRoots = [.file(pki.root.path)]
+            let performer = SocketRequestPerformer(
+                configuration: .init(tls: tls, proxies: .none, fallback: NoFallback())
+            )
+            try #require(performer.handlesHTTPS, "\(SocketRequestPerformer.httpsUnavailableReason ?? "")")
+            return (peer, performer)
+        }
+    }
+
+    @Test(arguments: Kind.allCases, [false, true])
+    func echoesTextAndBinaryFromEmptyToMebibytes(kind: Kind, compression: Bool) async throws {
+        guard let (peer, performer) = try await Self.start(kind) else { return }
+        let socket = try await performer.webSocket(
+            peer.request("/echo"),
+            configuration: .init(compression: compression)
+        )
+        #expect(socket.compressesMessages == compression)
+        var iterator = socket.messages.makeAsyncIterator()
+        for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20, 3 << 20] {
+            let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) })
+            try await socket.send(.binary(bytes))
+            #expect(try await iterator.next() == .binary(bytes), "\(size) bytes")
+            let text = String(repeating: "é✓a", count: size / 6)
+            try await socket.send(.text(text))
+            #expect(try await iterator.next() == .text(text), "\(text.utf8.count) bytes of text")
+        }
+        await socket.close()
+        #expect(try await iterator.next() == nil)
+        #expect(socket.closeStatus?.code == .normalClosure)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func manyMessagesInFlightWithBackPressure(kind: Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind) else { return }
+        let socket = try await performer.webSocket(
+            peer.request("/echo"),
+            configuration: .init(readAhead: 64 << 10, sendBuffer: 64 << 10, compression: kind == .tls)
+        )
+        let count = 200
+        let payload = Data(repeating: 0x5A, count: 16 << 10)
+        let sender = Task {
+            for index in 0..<count {
+                try await socket.send(.binary(payload + Data("\(index)".utf8)))
+            }
+        }
+        var received = 0
+        for try await message in socket.messages {
+            #expect(message == .binary(payload + Data("\(received)".utf8)))
+            received += 1
+            if received == count {
+                break
+            }
+        }
+        try await sender.value
+        await socket.close()
+        #expect(received == count)
+    }
+
+    @Test func echoesOverAUnixDomainSocket() async throws {
+        guard let peer = try await WebSocketPeer.start(onUnixSocket: true) else { return }
+        let path = try #require(peer.unixSocketPath)
+        let performer = SocketRequestPerformer(
+            configuration: .init(unixSocketPath: path, proxies: .none, fallback: NoFallback())
+        )
+        let socket = try await performer.webSocket(peer.request("/echo"), configuration: .init(compression: true))
+        var iterator = socket.messages.makeAsyncIterator()
+        try await socket.send(.text("over a Unix socket"))
+        #expect(try await iterator.next() == .text("over a Unix socket"))
+        await socket.close()
+        #expect(try await iterator.next() == nil)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test(arguments: Kind.allCases, [false, true])
+    func reassemblesFragmentedMessages(kind: Kind, compression: Bool) async throws {
+        guard let (peer, performer) = try await Self.start(kind) else { return }
+        let socket = try await performer.webSocket(
+            peer.request("/fragments"),
+            configuration: .init(compression: compression)
+        )
+        var messages: [WebSocket.Message] = []
+        for try await message in socket.messages {
+            messages.append(message)
+        }
+        #expect(messages == [.text("fragmented text ✓"), .binary(Data([0, 1, 2]))])
+        #expect(socket.closeStatus?.code == .normalClosure)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func answersTheServersPing(kind: Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind) else { return }
+        let socket = try await performer.webSocket(peer.request("/ping"))
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("pong received"))
+        await socket.close(code: .goingAway, reason: "done")
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test(arguments: [1000, 1001, 1003, 1008, 1011, 3000, 4999])
+    func closeCodesFromTheServer(code: Int) async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let socket = try await performer.webSocket(peer.request("/close/\(code)"))
+        if code == 1000 || code == 1001 {
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == nil)
+        } else {
+            let error = await #expect(throws: SluiceError.self) {
+                for try await _ in socket.messages {}
+            }
+            let name = WebSocket.CloseCode(rawValue: UInt16(code))
+            #expect(error?.message == "the server closed the WebSocket with \(name): bye \(code)")
+            #expect(error?.code == .close)
+        }
+        #expect(socket.closeStatus?.code?.rawValue == UInt16(code))
+        #expect(socket.closeStatus?.reason == "bye \(code)")
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aServerThatClosesWithoutAClosingFrame(kind: Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind) else { return }
+        let socket = try await performer.webSocket(peer.request("/drop"))
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("dropping"))
+        let error = await #expect(throws: SluiceError.self) { try await iterator.next() }
+        #expect(error?.code == .close)
+        #expect(
+            error?.message == "the server closed the connection without a closing frame (1006, abnormal closure)"
+        )
+        await #expect(throws: SluiceError.self) { try await socket.send(.text("too late")) }
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test func handshakeCarriesTheRequestsHeadersAndSubprotocols() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        var request = peer.request("/authorization")
+        request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
+        let socket = try await performer.webSocket(request)
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("Bearer secret-token"))
+        await socket.close()
+
+        let chosen = try await performer.webSocket(peer.request("/subprotocol"), protocols: ["chat.v1", "chat.v2"])
+        #expect(chosen.subprotocol == "chat.v2")
+        var chosenMessages = chosen.messages.makeAsyncIterator()
+        #expect(try await chosenMessages.next() == .text("chat.v2"))
+        await chosen.close()
+    }
+
+    @Test func aServerThatDoesNotUpgradeFailsTheHandshake() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.webSocket(peer.request("/forbidden"))
+        }
+        #expect(
+            error?.message
+                == "the WebSocket handshake failed: the server answered 403 Forbidden rather than 101 Switching Protocols"
+        )
+        #expect(error?.stage == .handshake)
+        #expect(error?.request?.url == peer.request("/forbidden").url)
+        #expect(error?.status == .forbidden)
+        let token = await #expect(throws: SluiceError.self) {
+            _ = try await performer.webSocket(peer.request("/echo"), protocols: ["not a token"])
+        }
+        #expect(token?.message == "the subprotocol \"not a token\" is not a token (RFC 6455, section 4.1)")
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test func aHandshakeWithoutAnAnswerTimesOut() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.webSocket(
+                peer.request("/slow-handshake"),
+                configuration: .init(handshakeTimeout: .milliseconds(100))
+            )
+        }
+        #expect(error?.message == "the server did not answer the WebSocket handshake within 0.1 seconds")
+        #expect(error?.code == .timedOut)
+        #expect(error?.stage == .handshake)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test func framesThatBreakTheProtocolFailTheReader() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let prefix = "invalid WebSocket frame from the server at byte 0"
+        // A reserved opcode; then the first fragment of a text message with invalid UTF-8, which fails before the
+        // message ends.
+        let cases = [
+            ("8300", "\(prefix): a frame with the reserved opcode 0x3, which RFC 6455 does not define (section 5.2)"),
+            ("010461c0af62", "\(prefix): invalid UTF-8 at byte 1 of a text message (RFC 6455, section 8.1)"),
+            (
+                "8a7e0001",
+                "\(prefix): a pong frame announces more than 125 bytes, the most a control frame may carry (RFC 6455, section 5.5)"
+            ),
+        ]
+        for (hex, message) in cases {
+            let socket = try await performer.webSocket(peer.request("/raw/\(hex)"))
+            let error = await #expect(throws: SluiceError.self) {
+                for try await _ in socket.messages {}
+            }
+            #expect(error?.message == message)
+            #expect(error?.stage == .frame)
+        }
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test func keepAlivePingsFailAServerThatStopsAnswering() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let socket = try await performer.webSocket(
+            peer.request("/mute"),
+            configuration: .init(pingInterval: .milliseconds(20), pingTimeout: .milliseconds(100))
+        )
+        let error = await #expect(throws: SluiceError.self) {
+            for try await _ in socket.messages {}
+        }
+        #expect(error?.message == "the server did not answer a keep-alive ping within 0.1 seconds")
+        #expect(error?.code == .timedOut)
+        #expect(error?.stage == .frame)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test func cancellingTheOpeningTaskClosesTheConnection() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let opening = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await performer.webSocket(peer.request("/slow-handshake"))
+        }
+        await #expect(throws: CancellationError.self) { try await opening.value }
+        let waiting = Task { try await performer.webSocket(peer.request("/slow-handshake")) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
+    @Test func cancellingTheReaderClosesTheConnection() async throws {
+        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+        let socket = try await performer.webSocket(peer.request("/echo"))
+        let reader = Task {
+            for try await _ in socket.messages {}
+        }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+@testable import SluiceCore
+
+/// `permessage-deflate` (RFC 7692): the server's answers, the codec, and compressed frames read whole and split at
+/// every byte.
+@Suite struct PerMessageDeflateTests {
+    static func zlib() throws -> ZLib {
+        try ZLib.shared.get()
+    }
+
+    @Test func answersAServerMayGive() throws {
+        #expect(try PerMessageDeflate(answer: "permessage-deflate") == PerMessageDeflate())
+        let all = try PerMessageDeflate(
+            answer:
+                "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=10; client_max_window_bits=\"12\""
+        )
+        #expect(all.serverNoContextTakeover && all.clientNoContextTakeover)
+        #expect(all.serverMaxWindowBits == 10 && all.clientMaxWindowBits == 12)
+    }
+
+    @Test(arguments: [
+        (
+            "x-webkit-deflate-frame",
+            "the server chose the extension \"x-webkit-deflate-frame\", which the client did not offer"
+        ),
+        (
+            "permessage-deflate, permessage-deflate",
+            "the server chose several extensions, \"permessage-deflate, permessage-deflate\", and only one was offered"
+        ),
+        (
+            "permessage-deflate; server_max_window_bits=16",
+            "permessage-deflate's server_max_window_bits=16 is not 8 to 15 (RFC 7692, section 7.1)"
+        ),
+        (
+            "permessage-deflate; server_max_window_bits",
+            "permessage-deflate's parameter \"server_max_window_bits\" is not one a server may answer (RFC 7692, section 7.1)"
+        ),
+        (
+            "permessage-deflate; mystery",
+            "permessage-deflate's parameter \"mystery\" is not one a server may answer (RFC 7692, section 7.1)"
+        ),
+        (
+            "permessage-deflate; server_no_context_takeover; server_no_context_takeover",
+            "permessage-deflate's parameter server_no_context_takeover appears twice (RFC 7692, section 7.1)"
+        ),
+        (
+            "permessage-deflate; client_max_window_bits=8",
+            "permessage-deflate's client_max_window_bits=8 cannot be honoured by zlib"
+        ),
+    ])
+    func answersThatAreRefused(answer: String, reason: String) {
+        let error = #expect(throws: PerMessageDeflate.Refusal.self) { try PerMessageDeflate(answer: answer) }
+        #expect(error?.reason == reason)
+    }
+
+    /// The examples of RFC 7692, section 7.2.3: "Hello" compressed, in one frame and in two fragments.
+    @Test func readsTheExamplesOfRFC7692() throws {
+        let bytes: [UInt8] =
+            [0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00]
+            + [0x41, 0x03, 0xF2, 0x48, 0xCD, 0x80, 0x04, 0xC9, 0xC9, 0x07, 0x00]
+            // Context takeover: the third "Hello" refers back to the ones before.
+            + [0xC1, 0x05, 0xF2, 0x00, 0x11, 0x00, 0x00]
+        for split in 0...bytes.count {
+            let codec = try MessageDeflateCodec(
+                zlib: Self.zlib(),
+                compresses: false,
+                windowBits: 15,
+                resetsEachMessage: false
+            )
+            var parser = WebSocketFrameParser(
+                limits: .init(maximumFrameSize: 1_000, maximumMessageSize: 1_000),
+                inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
+                    try codec.decompress(payload, limit: limit)
+                }
+            )
+            var events: [WebSocketFrameParser.Event] = []
+            try bytes[..<split].withUnsafeBytes { try parser.parse($0) { events.append($0) } }
+            try bytes[split...].withUnsafeBytes { try parser.parse($0) { events.append($0) } }
+            #expect(events == [.text("Hello"), .text("Hello"), .text("Hello")], "split at \(split)")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func compressesAndDecompressesWithAndWithoutContextTakeover(resets: Bool) throws {
+        let zlib = try Self.zlib()
+        let deflater = try MessageDeflateCodec(zlib: zlib, compresses: true, windowBits: 12, resetsEachMessage: resets)
+        let inflater = try MessageDeflateCodec(zlib: zlib, compresses: false, windowBits: 15, resetsEachMessage: resets)
+        let messages = [[UInt8](), Array("hello hello hello".utf8), (0..<200_000).map { UInt8($0 % 251) }]
+        for message in messages + messages {
+            let compressed = deflater.compress(message)
+            #expect(try inflater.decompress(Data(compressed), limit: 1 << 20) == Data(message))
+        }
+    }
+
+    @Test func boundsWhatAMessageInflatesTo() throws {
+        let zlib = try Self.zlib()
+        let deflater = try MessageDeflateCodec(zlib: zlib, compresses: true, windowBits: 15, resetsEachMessage: false)
+        let bomb = deflater.compress([UInt8](repeating: 0, count: 1 << 20))
+        #expect(bomb.count < 2_000)
+        var frame: [UInt8] = [0xC2, 126, UInt8(bomb.count >> 8), UInt8(bomb.count & 0xFF)] + bomb
+        let inflater = try MessageDeflateCodec(zlib: zlib, compresses: false, windowBits: 15, resetsEachMessage: false)
+        var parser = WebSocketFrameParser(
+            limits: .init(maximumFrameSize: 1 << 16, maximumMessageSize: 100_000),
+            inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
+                try inflater.decompress(payload, limit: limit)
+            }
+        )
+        let error = #expect(throws: SluiceError.self) {
+            try frame.withUnsafeBytes { try parser.parse($0) { _ in } }
+        }
+        #expect(
+            error?.message
+                == "invalid WebSocket frame from the server at byte 0: the compressed binary message inflates to more than 100000 bytes, the limit (RFC 7692, section 6.2)"
+        )
+        #expect(parser.closeCode == 1009)
+        // RSV1 on a continuation frame.
+        frame = [0x41, 0x01, 0x00, 0xC0, 0x00]
+        var another = WebSocketFrameParser(
+            limits: .init(maximumFrameSize: 100, maximumMessageSize: 100),
+            inflate: { (payload, _) throws(PerMessageDeflate.Refusal) in payload }
+        )
+        let continuation = #expect(throws: SluiceError.self) {
+            try frame.withUnsafeBytes { try another.parse($0) { _ in } }
+        }
+        #expect(
+            continuation?.message
+                == "invalid WebSocket frame from the server at byte 3: a continuation frame sets RSV1, which permessage-deflate allows on a message's first frame only (RFC 7692, section 6)"
+        )
+    }
+}
