@@ -29,6 +29,8 @@ struct Report {
     let https: [PhaseResult]
     /// The `/1k.json` phases through squid.
     let proxied: [PhaseResult]
+    /// The `/users.json` phases through the HTTP cache.
+    let cached: [PhaseResult]
     /// The `/large.bin` phases.
     let large: [PhaseResult]
     /// The `/users.json` phases.
@@ -121,6 +123,23 @@ struct Report {
                         duration(result.percentile(0.5)), duration(result.percentile(0.99)),
                         duration(result.cpuPerRequest),
                         ratio(result.requestsPerSecond, peer(of: result, in: proxied)?.requestsPerSecond),
+                    ])
+                )
+            }
+        }
+        if !cached.isEmpty {
+            lines.append("")
+            lines.append("**`GET /users.json` through the HTTP cache** (in memory; the body as `Data`, not decoded)")
+            lines.append("")
+            lines.append("| Client | Requests/s | p50 | p99 | CPU/request | vs no cache |")
+            lines.append("|---|--:|--:|--:|--:|--:|")
+            let uncached = cached.first { $0.name.hasSuffix("no cache") }
+            for result in cached {
+                lines.append(
+                    row([
+                        result.name, format(result.requestsPerSecond, 0), duration(result.percentile(0.5)),
+                        duration(result.percentile(0.99)), duration(result.cpuPerRequest),
+                        ratio(result.requestsPerSecond, uncached?.requestsPerSecond),
                     ])
                 )
             }

@@ -294,6 +294,16 @@ final class NginxServer: @unchecked Sendable {
                 server {
                     listen 127.0.0.1:\(port);
                     root \(directory)/www;
+                    # The same files, fresh for an hour, or to be revalidated on every use (each has an ETag and a
+                    # Last-Modified), for the HTTP cache's rows.
+                    location /fresh/ {
+                        alias \(directory)/www/;
+                        expires 1h;
+                    }
+                    location /revalidate/ {
+                        alias \(directory)/www/;
+                        add_header Cache-Control no-cache;
+                    }
                     # The same files, gzipped for a client that asks (level 6, as nginx's users commonly set it).
                     location /gz/ {
                         alias \(directory)/www/;

@@ -377,6 +377,30 @@ for (name, request) in decodePhases {
     decode += result.map { [$0] } ?? []
 }
 
+// The user list through Sluice's HTTP cache in memory: a fresh hit (`expires 1h`) never reaches nginx, a revalidated
+// one (`Cache-Control: no-cache`) costs a conditional request answered 304; fetched whole without the cache beside them.
+var cached: [PhaseResult] = []
+let cache = HTTPCache(store: .memory(limit: 64 << 20))
+let cachingClient = APIClient(requestPerformer: socketPerformer.cached(in: cache))
+let cachePhases: [(String, @Sendable () async throws -> Int)] = [
+    (
+        "APIClient + SocketRequestPerformer, no cache",
+        { try await socketClient.perform(FetchData(url: server.url("/revalidate/users.json"))).count }
+    ),
+    (
+        "APIClient + SocketRequestPerformer + cache, revalidated",
+        { try await cachingClient.perform(FetchData(url: server.url("/revalidate/users.json"))).count }
+    ),
+    (
+        "APIClient + SocketRequestPerformer + cache, fresh hit",
+        { try await cachingClient.perform(FetchData(url: server.url("/fresh/users.json"))).count }
+    ),
+]
+for (name, request) in cachePhases {
+    let result = await phase(name, group: "cache", concurrency: 1, bodyBytes: Corpus.users.count, request: request)
+    cached += result.map { [$0] } ?? []
+}
+
 // Through a squid forward proxy on loopback: `http://` in absolute form, `https://` through a CONNECT tunnel. URLSession
 // has no row: it takes a proxy from the environment only, which would reach every other row's requests too.
 var proxied: [PhaseResult] = []
@@ -442,6 +466,7 @@ print(
         small: small,
         https: https,
         proxied: proxied,
+        cached: cached,
         large: large,
         decode: decode,
         usersBytes: Corpus.users.count,
@@ -451,7 +476,7 @@ print(
     )
     .markdown
 )
-let failed = (small + https + proxied + large + decode).filter { $0.errors > 0 }
+let failed = (small + https + proxied + cached + large + decode).filter { $0.errors > 0 }
 for result in failed {
     print("errors: \(result.name) ×\(result.concurrency): \(result.errors), first: \(result.firstError ?? "?")")
 }
