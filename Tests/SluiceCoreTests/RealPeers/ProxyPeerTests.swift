@@ -91,6 +91,33 @@ extension ProxyPeerTests {
             #expect(log.contains("CONNECT localhost:\(origin.tlsPort ?? 0)"), "\(log)")
         }
 
+        /// Streamed responses, downloads and uploads take the same way as any request: through squid in absolute form
+        /// for `http://`, through its tunnel for `https://`, as squid's access log shows.
+        @Test func streamsDownloadsAndUploadsGoThroughIt() async throws {
+            let squid = try await startSquid()
+            defer { squid.removeDirectory() }
+            let performer = try performer(through: squid.url(), pki)
+            let client = APIClient(requestPerformer: performer)
+            for url in [origin.url("/large.bin"), try origin.httpsURL("/large.bin")] {
+                let streamed = try await performer.stream(URLRequest(url: url))
+                #expect(try await streamed.body.collect(upTo: 4 << 20) == NginxServer.largeBinary)
+                let file = FileManager.default.temporaryDirectory
+                    .appendingPathComponent("sluice-proxied-\(UUID().uuidString).bin")
+                defer { try? FileManager.default.removeItem(at: file) }
+                _ = try await client.download(Raw(url: url), to: file).finished()
+                #expect(try Data(contentsOf: file) == NginxServer.largeBinary)
+                var upload = URLRequest(url: url.deletingLastPathComponent().appendingPathComponent("echo-method"))
+                upload.httpMethod = "POST"
+                upload.httpBodyStream = InputStream(data: Data(repeating: 0x61, count: 256 << 10))
+                #expect(text(try await performer.perform(upload)) == "POST")
+            }
+            squid.stop()
+            let log = squid.log("access.log")
+            #expect(log.contains("GET http://127.0.0.1:\(origin.port)/large.bin"), "\(log)")
+            #expect(log.contains("POST http://127.0.0.1:\(origin.port)/echo-method"), "\(log)")
+            #expect(log.contains("CONNECT localhost:\(origin.tlsPort ?? 0)"), "\(log)")
+        }
+
         /// With squid's basic authentication, the credentials from the proxy URL reach squid, on absolute-form
         /// requests and on CONNECT, and never the origin.
         @Test func authenticates() async throws {
