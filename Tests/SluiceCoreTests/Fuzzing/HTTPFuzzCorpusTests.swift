@@ -34,7 +34,7 @@ import Testing
     static let corpusSizes: [FuzzTarget: Int] = [
         .webSocketFrames: 328,
         .responseParser: 667, .lines: 247, .serverSentEvents: 596, .multipart: 539, .requestValidation: 741,
-        .contentDecoder: 24,
+        .contentDecoder: 25,
     ]
 
     @Test(arguments: FuzzTarget.allCases)
