@@ -147,8 +147,17 @@ public struct MultipartFormEncoder: RequestBodyEncoder, Sendable {
     }
 
     private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        // Scalar by scalar: a quote followed by a combining mark is one Character, which a replacement by Character
+        // would miss, leaving a bare quote in the header.
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped.append(contentsOf: "%22".unicodeScalars)
+            case "\r": escaped.append(contentsOf: "%0D".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "%0A".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 }
