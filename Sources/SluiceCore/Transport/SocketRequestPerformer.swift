@@ -450,13 +450,13 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// The request with the cookies of ``Configuration/cookieStorage`` for its URL, their values noted as credentials
     /// so that logs and fixtures hide them.
     private func withStoredCookies(_ request: URLRequest) -> URLRequest {
-        let storage = configuration.cookieStorage
+        let hostCookies = request.storedCookies(in: configuration.cookieStorage)
         if let context = RequestContext.current {
-            for cookie in request.storedCookies(in: storage) {
+            for cookie in hostCookies {
                 context.noteCredential(cookie.value)
             }
         }
-        return request.addingStoredCookies(from: storage)
+        return request.adding(hostCookies)
     }
 
     /// Stores the cookies a response sets in ``Configuration/cookieStorage``, when the request handles cookies.

@@ -26,8 +26,17 @@ extension URLRequest {
     /// - Parameter storage: The storage; `nil` for none.
     /// - Returns: The request to send.
     func addingStoredCookies(from storage: HTTPCookieStorage?) -> URLRequest {
+        adding(storedCookies(in: storage))
+    }
+
+    /// The request with those of its host's stored cookies (``storedCookies(in:)``, read once by the caller) that
+    /// match its URL added to its `Cookie` field, as ``addingStoredCookies(from:)`` adds them.
+    ///
+    /// - Parameter hostCookies: The cookies the storage holds for the request's host.
+    /// - Returns: The request to send.
+    func adding(_ hostCookies: [HTTPCookie]) -> URLRequest {
         guard let url else { return self }
-        let stored = storedCookies(in: storage).filter { Self.matches($0, url) }
+        let stored = hostCookies.filter { Self.matches($0, url) }
         guard !stored.isEmpty else { return self }
         let present = value(forHTTPHeaderField: "Cookie")
         let named = Set(
