@@ -17,7 +17,7 @@
 /// Put it outside a retrying performer, so that a hit costs no attempt, and inside an observing one, so that events
 /// see what the cache did. A `stale-while-revalidate` response starts one revalidation in the background, under a
 /// ``RequestContext`` of its own.
-public struct CachingPerformer: RequestPerformer {
+public struct CachingPerformer: WrappingPerformer {
     /// The performer that reaches the origin.
     public let base: any RequestPerformer
     /// The cache.

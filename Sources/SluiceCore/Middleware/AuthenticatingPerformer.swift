@@ -16,7 +16,7 @@
 ///
 /// A streamed request (``stream(_:)``) follows the same rules: a 401 head is refreshed and replayed before any byte
 /// of a body is handed out, and the 401's body is dropped, which ends its transfer.
-public struct AuthenticatingPerformer: RequestPerformer {
+public struct AuthenticatingPerformer: WrappingPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
     /// The credential and its refresh.
@@ -61,6 +61,40 @@ public struct AuthenticatingPerformer: RequestPerformer {
         }
         return try await RequestContext.withContext(forStreaming: request) { context in
             try await authorize(request, in: context) { try await base.stream($0) }
+        }
+    }
+
+    /// Opens a WebSocket with the credential; when the server refuses the handshake with 401, refreshes it (once for
+    /// all concurrent requests) and tries the handshake once more.
+    ///
+    /// The rules are those of ``perform(_:)``.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The open WebSocket.
+    /// - Throws: What the refresh or the base performer throws; a second 401 as the base performer throws it.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        guard carriesCredential(request) else {
+            return try await base.webSocket(request, protocols: protocols, configuration: configuration)
+        }
+        let context = RequestContext.current
+        let (credential, generation) = try await store.current()
+        var authorized = request
+        authorized.setValue(credential.authorization, forHTTPHeaderField: "Authorization")
+        context?.noteCredential(credential.authorization)
+        do {
+            return try await base.webSocket(authorized, protocols: protocols, configuration: configuration)
+        } catch let error as SluiceError where error.status == .unauthorized {
+            let (fresh, _) = try await store.refreshed(after: generation)
+            authorized.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
+            context?.noteCredential(fresh.authorization)
+            return try await base.webSocket(authorized, protocols: protocols, configuration: configuration)
         }
     }
 

@@ -15,7 +15,7 @@
 /// ```swift
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().deduplicated())
 /// ```
-public final class DeduplicatingPerformer: RequestPerformer {
+public final class DeduplicatingPerformer: WrappingPerformer {
     /// The performer that sends the shared requests.
     public let base: any RequestPerformer
     private let inFlight = Locked<[Key: SharedCall]>([:])

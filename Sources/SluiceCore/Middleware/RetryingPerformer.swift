@@ -13,7 +13,7 @@
 ///
 /// A streamed response (``stream(_:)``) is retried the same way, but only until its head is handed out: a response
 /// that is retried is dropped, which ends its transfer, and an error in the body of the one returned is never retried.
-public struct RetryingPerformer: RequestPerformer {
+public struct RetryingPerformer: WrappingPerformer {
     /// The performer that sends each attempt.
     public let base: any RequestPerformer
     /// When and how long to wait.
@@ -60,6 +60,40 @@ public struct RetryingPerformer: RequestPerformer {
     public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
         try await RequestContext.withContext(forStreaming: request) { context in
             try await attempts(of: request, in: context) { try await base.stream($0) }
+        }
+    }
+
+    /// Opens a WebSocket, and tries the handshake again after a wait while it fails in a retryable way: a refusal
+    /// with one of the policy's statuses (a 503, with its `Retry-After`), or one of its transport errors.
+    ///
+    /// The attempts are those of ``perform(_:)``. Only the handshake is retried: once the WebSocket is open, a
+    /// connection that fails is the reader's to handle.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The open WebSocket.
+    /// - Throws: The last refusal; a ``SluiceError`` with every attempt's failure when the last attempt fails in the
+    ///   transport; `CancellationError` when the task is cancelled during a wait.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        let context = RequestContext.current ?? RequestContext(request: request)
+        let outcome = try await attempts(of: request, in: context) { attempt in
+            do {
+                return HandshakeOutcome.opened(
+                    try await base.webSocket(attempt, protocols: protocols, configuration: configuration)
+                )
+            } catch let error as SluiceError where error.code == .handshake && error.response != nil {
+                return HandshakeOutcome.refused(error)
+            }
+        }
+        switch outcome {
+        case .opened(let socket): return socket
+        case .refused(let error): throw error
         }
     }
 
@@ -151,5 +185,26 @@ extension RequestPerformer {
         clock: any Clock<Duration> = ContinuousClock()
     ) -> RetryingPerformer {
         RetryingPerformer(base: self, policy: policy, clock: clock)
+    }
+}
+
+/// A WebSocket handshake's outcome as the attempts see it: an open socket, or a refusal whose status the policy may
+/// retry.
+private enum HandshakeOutcome: ResponseHead {
+    case opened(WebSocket)
+    case refused(SluiceError)
+
+    var status: HTTPStatus {
+        switch self {
+        case .opened: HTTPStatus(code: 101)
+        case .refused(let error): error.status ?? HTTPStatus(code: 101)
+        }
+    }
+
+    var headers: HTTPHeaders {
+        switch self {
+        case .opened: HTTPHeaders()
+        case .refused(let error): error.headers ?? HTTPHeaders()
+        }
     }
 }

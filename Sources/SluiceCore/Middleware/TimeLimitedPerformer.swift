@@ -21,7 +21,7 @@
 ///
 /// Running out throws `URLError(.timedOut)`, which ``APIClient`` reports as ``SluiceError/Code/timedOut`` in the
 /// transport stage. For a bound on every stage, building and parsing included, see ``APIClient/deadline``.
-public struct TimeLimitedPerformer: RequestPerformer {
+public struct TimeLimitedPerformer: WrappingPerformer {
     /// The performer whose answer is awaited.
     public let base: any RequestPerformer
     /// The longest the base performer may take.
@@ -76,6 +76,28 @@ public struct TimeLimitedPerformer: RequestPerformer {
         guard let response else { throw noResponse() }
         let rest = BodyTimeLimit(limit: limit, clock: clock, elapsed: elapsed)
         return response.replacingBody(with: response.body.relayed { try await rest.next(from: &$0) })
+    }
+
+    /// Opens a WebSocket through the base performer, cancelling the handshake if it has not finished within the
+    /// limit; the open WebSocket is not limited.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The base performer's WebSocket.
+    /// - Throws: `URLError(.timedOut)` when the limit passes first; what the base performer throws otherwise.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        let base = self.base
+        let socket = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
+            try await base.webSocket(request, protocols: protocols, configuration: configuration)
+        }
+        guard let socket else { throw noResponse() }
+        return socket
     }
 
     private func noResponse() -> URLError {

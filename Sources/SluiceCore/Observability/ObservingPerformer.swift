@@ -11,7 +11,7 @@
 /// ``RequestContext/withContext(for:_:)``), which then reports the transport alone. A streamed request
 /// (``stream(_:)``) is reported the same way; its body passes through unread, and its finish event comes when the body
 /// ends, or when its reader leaves it before its end.
-public final class ObservingPerformer: RequestPerformer {
+public final class ObservingPerformer: WrappingPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
     /// The observer.
@@ -53,6 +53,29 @@ public final class ObservingPerformer: RequestPerformer {
             announce(request, in: context)
             return try await base.stream(request)
         }
+    }
+
+    /// Reports the start of a WebSocket's handshake in the current request's context, and opens it through the base
+    /// performer.
+    ///
+    /// Through a client, the finish event comes when the handshake has succeeded or failed; used without one, there
+    /// is no context to report in, and the handshake passes through unreported.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The base performer's WebSocket.
+    /// - Throws: What the base performer throws.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        if let context = RequestContext.current {
+            announce(request, in: context)
+        }
+        return try await base.webSocket(request, protocols: protocols, configuration: configuration)
     }
 
     /// Registers the observer in the request's context and sends it the start event, once per request.

@@ -26,6 +26,23 @@ public protocol Client: Sendable {
     /// - Returns: The head and the body, whose errors are ``SluiceError``s.
     /// - Throws: ``SluiceError`` naming the stage that failed before the body.
     func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse
+
+    /// Opens a WebSocket described by a request: built as any request is, its handshake sent through the client's
+    /// performer, so that its middleware (a credential, a retry policy, an observer) applies.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its URL's scheme is `ws`, `wss`, `http` or `https`, its parser and `parse` are not
+    ///     used.
+    ///   - protocols: The subprotocols to offer, in order of preference.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The open WebSocket.
+    /// - Throws: ``SluiceError`` naming the stage that failed: build, or handshake (with the server's status when it
+    ///   refused).
+    func webSocket<R: Request>(
+        _ request: R,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws(SluiceError) -> WebSocket
 }
 
 extension Client {
@@ -36,5 +53,39 @@ extension Client {
     /// - Throws: ``SluiceError/Code/transport`` saying that the client does not stream.
     public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
         throw SluiceError(.transport, message: "\(Self.self) does not stream responses")
+    }
+
+    /// Fails: a client that does not implement ``webSocket(_:protocols:configuration:)`` opens no WebSockets.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: Never.
+    /// - Throws: ``SluiceError/Code/handshake`` saying that the client opens no WebSockets.
+    public func webSocket<R: Request>(
+        _ request: R,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws(SluiceError) -> WebSocket {
+        throw SluiceError(.handshake, message: "\(Self.self) does not open WebSockets")
+    }
+
+    /// Opens a WebSocket described by a request, with the default ``WebSocket/Configuration``.
+    ///
+    /// ```swift
+    /// let socket = try await client.webSocket(ChatRoom(id: 7), protocols: ["chat.v2"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - protocols: The subprotocols to offer, in order of preference; none by default.
+    /// - Returns: The open WebSocket.
+    /// - Throws: What ``webSocket(_:protocols:configuration:)`` throws.
+    public func webSocket<R: Request>(
+        _ request: R,
+        protocols: [String] = []
+    ) async throws(SluiceError) -> WebSocket {
+        try await webSocket(request, protocols: protocols, configuration: WebSocket.Configuration())
     }
 }

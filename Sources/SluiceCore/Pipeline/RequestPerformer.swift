@@ -42,6 +42,27 @@ public protocol RequestPerformer: Sendable {
     /// - Returns: The status, headers and the body to read.
     /// - Throws: When no head arrived; an error reading the body is thrown by the body.
     func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse
+
+    /// Opens a WebSocket: runs the opening handshake (RFC 6455) for a `ws://` or `wss://` request and returns the
+    /// open socket.
+    ///
+    /// A decorator prepares the handshake's request as it prepares any other (a credential, a signature) and passes
+    /// it on to the performer it wraps, so that a client's middleware applies to WebSockets too; one that conforms to
+    /// ``WrappingPerformer`` passes it on untouched by default. A performer that cannot open WebSockets keeps the
+    /// default, which fails with ``SluiceError/Code/handshake`` naming it.
+    ///
+    /// - Parameters:
+    ///   - request: A GET request without a body, to a `ws://` or `wss://` URL.
+    ///   - protocols: The subprotocols to offer, in order of preference.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The open WebSocket.
+    /// - Throws: ``SluiceError`` of the handshake stage when the server refused or broke the handshake, with the
+    ///   response's status and fields when one arrived; what connecting throws otherwise.
+    func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket
 }
 
 extension RequestPerformer {
@@ -53,5 +74,76 @@ extension RequestPerformer {
     /// - Throws: What ``perform(_:)`` throws.
     public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
         StreamedHTTPResponse(try await perform(request))
+    }
+
+    /// Fails: a performer opens WebSockets only when it implements this requirement.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: Never.
+    /// - Throws: ``SluiceError`` of the ``SluiceError/Code/handshake`` code naming the performer.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        throw SluiceError(
+            .handshake,
+            message:
+                "\(Self.self) does not open WebSockets; a performer that wraps another passes them on when it conforms to WrappingPerformer",
+            request: request
+        )
+    }
+
+    /// Opens a WebSocket with the default ``WebSocket/Configuration``.
+    ///
+    /// - Parameters:
+    ///   - request: A GET request without a body, to a `ws://` or `wss://` URL.
+    ///   - protocols: The subprotocols to offer, in order of preference; none by default.
+    /// - Returns: The open WebSocket.
+    /// - Throws: What ``webSocket(_:protocols:configuration:)`` throws.
+    public func webSocket(_ request: URLRequest, protocols: [String] = []) async throws -> WebSocket {
+        try await webSocket(request, protocols: protocols, configuration: WebSocket.Configuration())
+    }
+}
+
+/// A performer that wraps another, its ``base``: what it does not do itself passes on to it.
+///
+/// Conforming is how a decorator of yours lets WebSockets through: its handshakes go to the base performer unless it
+/// implements ``RequestPerformer/webSocket(_:protocols:configuration:)`` itself (to add a header to the handshake, say).
+///
+/// ```swift
+/// struct UserAgentPerformer: WrappingPerformer {
+///     let base: any RequestPerformer
+///
+///     func perform(_ request: URLRequest) async throws -> HTTPResponse {
+///         var request = request
+///         request.setValue("Catalog/2.1", forHTTPHeaderField: "User-Agent")
+///         return try await base.perform(request)
+///     }
+/// }
+/// ```
+public protocol WrappingPerformer: RequestPerformer {
+    /// The performer this one wraps.
+    var base: any RequestPerformer { get }
+}
+
+extension WrappingPerformer {
+    /// Opens a WebSocket through the base performer, untouched.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols to offer.
+    ///   - configuration: The WebSocket's limits and timers.
+    /// - Returns: The base performer's WebSocket.
+    /// - Throws: What the base performer throws.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        try await base.webSocket(request, protocols: protocols, configuration: configuration)
     }
 }

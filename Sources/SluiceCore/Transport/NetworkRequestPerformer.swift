@@ -101,8 +101,14 @@ public final class NetworkRequestPerformer: RequestPerformer {
         self.sessionTimeout = configuration.timeoutIntervalForRequest
     }
 
+    /// A WebSocket task on the performer's session, not started.
+    func webSocketTask(with request: URLRequest) -> URLSessionWebSocketTask {
+        session.webSocketTask(with: request)
+    }
+
     /// Whether the performer's session has a `URLCache`: never for a session the performer made, and as configured
     /// for one of yours.
+
     package var usesURLCache: Bool { session.configuration.urlCache != nil }
 
     /// The requests sent and not yet answered, failed or cancelled; each holds a URLSession task and a waiting

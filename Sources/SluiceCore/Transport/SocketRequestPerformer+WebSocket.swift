@@ -63,9 +63,10 @@ extension SocketRequestPerformer {
         )
         let agreement = try await socket.open()
         return WebSocket(
-            connection: socket,
+            channel: socket,
             subprotocol: agreement.subprotocol,
-            compressesMessages: agreement.deflate != nil
+            compressesMessages: agreement.deflate != nil,
+            response: socket.handshakeResponse
         )
     }
 

@@ -161,6 +161,11 @@ public final class MockClient: Client {
                 deserializer: deserializer
             )
             return try await client.perform(request)
+        case .webSocket:
+            throw SluiceError(
+                .transport,
+                message: "the stub for \(R.self) answers a WebSocket handshake; open it with webSocket(_:protocols:)"
+            )
         }
     }
 
@@ -186,8 +191,51 @@ public final class MockClient: Client {
             performer = StubPerformer(always: response)
         case .stream(let script):
             performer = StubPerformer(streaming: script)
+        case .webSocket:
+            throw SluiceError(.transport, message: "the stub for \(R.self) answers a WebSocket handshake, not a stream")
         }
         return try await APIClient(requestPerformer: middleware(performer), deserializer: deserializer).stream(request)
+    }
+
+    /// Opens a WebSocket from the first stub that matches, through the real client and the ``middleware``.
+    ///
+    /// A ``MockResponse/webSocket(_:)`` stub opens a WebSocket that plays its script; an HTTP response stub refuses
+    /// the handshake with that response (a 401, say), as a server that does not switch protocols would; a failure
+    /// stub throws its error.
+    ///
+    /// ```swift
+    /// mock.stub(ChatRoom.self, .webSocket(MockWebSocket([.text("welcome"), .close(.normalClosure)])))
+    /// let socket = try await mock.webSocket(ChatRoom(id: 7))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - protocols: The subprotocols to offer; the scripted server chooses the first it speaks.
+    ///   - configuration: The WebSocket's configuration; the scripted server does not use it.
+    /// - Returns: The open WebSocket.
+    /// - Throws: `SluiceError`: the stub's error, the handshake's refusal, or one listing the stubs when none matches.
+    public func webSocket<R: Request>(
+        _ request: R,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws(SluiceError) -> WebSocket {
+        let answer = try await answer(for: request)
+        let performer: StubPerformer
+        switch answer.content {
+        case .value, .stream:
+            throw SluiceError(.handshake, message: "the stub for \(R.self) answers no WebSocket handshake")
+        case .failure(let error):
+            throw error
+        case .http(let response):
+            performer = StubPerformer(always: response)
+        case .webSocket(let socket):
+            performer = StubPerformer(webSocket: socket)
+        }
+        return try await APIClient(requestPerformer: middleware(performer), deserializer: deserializer).webSocket(
+            request,
+            protocols: protocols,
+            configuration: configuration
+        )
     }
 
     /// The answer of the first stub that matches a request, after its delay.

@@ -15,6 +15,7 @@ public struct MockResponse<Value>: Sendable {
         case failure(SluiceError)
         case http(HTTPResponse)
         case stream(MockStream)
+        case webSocket(MockWebSocket)
     }
 
     let content: Content
@@ -52,6 +53,14 @@ public struct MockResponse<Value>: Sendable {
     /// - Returns: The mock response.
     public static func stream(_ stream: MockStream) -> MockResponse {
         MockResponse(content: .stream(stream))
+    }
+
+    /// Answers a WebSocket's handshake with a scripted server (``MockClient/webSocket(_:protocols:configuration:)``).
+    ///
+    /// - Parameter socket: The script.
+    /// - Returns: The answer.
+    public static func webSocket(_ socket: MockWebSocket) -> MockResponse {
+        MockResponse(content: .webSocket(socket))
     }
 
     /// Answers with a JSON body, which the request decodes.

@@ -14,6 +14,8 @@ public final class StubPerformer: RequestPerformer {
     private let respond: @Sendable (URLRequest, Int) async throws -> HTTPResponse
     /// The script every request's stream plays, for a stub made with ``init(streaming:)``.
     private let script: MockStream?
+    /// The server every WebSocket handshake opens, for a stub made with ``init(webSocket:)``.
+    private let socket: MockWebSocket?
     private let recorded = Locked<[URLRequest]>([])
 
     /// Creates a stub that answers with a closure.
@@ -22,6 +24,7 @@ public final class StubPerformer: RequestPerformer {
     public init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
         self.respond = { request, _ in try await respond(request) }
         self.script = nil
+        self.socket = nil
     }
 
     /// Creates a stub that answers with canned responses in order, and fails clearly once they run out.
@@ -39,6 +42,7 @@ public final class StubPerformer: RequestPerformer {
             return responses[index]
         }
         self.script = nil
+        self.socket = nil
     }
 
     /// Creates a stub that answers every request with a play of a scripted stream: ``stream(_:)`` hands the body out
@@ -53,6 +57,26 @@ public final class StubPerformer: RequestPerformer {
     public init(streaming script: MockStream) {
         self.respond = { _, _ in try await script.play().collect(upTo: .max) }
         self.script = script
+        self.socket = nil
+    }
+
+    /// Creates a stub that answers every WebSocket handshake with a play of a scripted server; its HTTP requests
+    /// fail.
+    ///
+    /// ```swift
+    /// let server = MockWebSocket.echo()
+    /// let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: url))
+    /// ```
+    ///
+    /// - Parameter socket: The scripted server.
+    public init(webSocket socket: MockWebSocket) {
+        self.respond = { request, _ in
+            throw StubPerformerError(
+                "the stub answers WebSocket handshakes only, not \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)")"
+            )
+        }
+        self.script = nil
+        self.socket = socket
     }
 
     /// Creates a stub that gives the same response to every request.
@@ -100,6 +124,36 @@ public final class StubPerformer: RequestPerformer {
             return script.play()
         }
         return StreamedHTTPResponse(try await respond(request, index))
+    }
+
+    /// Records the handshake's request and answers it: with a play of the scripted server for a stub made with
+    /// ``init(webSocket:)``; otherwise with the stub's HTTP response, which refuses the handshake as a server that
+    /// does not switch protocols would.
+    ///
+    /// - Parameters:
+    ///   - request: The handshake's request.
+    ///   - protocols: The subprotocols offered; the scripted server chooses the first it speaks.
+    ///   - configuration: Not used: the scripted server sends whole messages.
+    /// - Returns: The open WebSocket.
+    /// - Throws: ``SluiceError`` of the ``SluiceError/Code/handshake`` code with the HTTP response; what the
+    ///   closure throws.
+    public func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        let index = record(request)
+        if let socket {
+            return socket.open(request, protocols: protocols)
+        }
+        let response = try await respond(request, index)
+        throw SluiceError(
+            .handshake,
+            message:
+                "the WebSocket handshake failed: the server answered \(response.status) rather than 101 Switching Protocols",
+            request: request,
+            response: response
+        )
     }
 
     /// Records a request and returns its number, counted from 0.

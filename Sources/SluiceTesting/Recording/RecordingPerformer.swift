@@ -20,7 +20,7 @@ public import SluiceCore
 /// The one exception is a body in which the redaction hides something: a JSON body re-encoded, compact, with the
 /// hidden values replaced; a form body with its hidden fields replaced; other text with the values after hidden names
 /// and each credential replaced. Its bytes then differ from the ones sent or received.
-public final class RecordingPerformer: RequestPerformer {
+public final class RecordingPerformer: WrappingPerformer {
     /// The performer that sends the requests.
     public let base: any RequestPerformer
     /// The directory the fixtures are written to; created if missing.

@@ -2,13 +2,46 @@
 // compiled here, and the client runs against Python's websockets server in WebSocketPeerTests.
 import Foundation
 import Sluice
+import SluiceTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
+struct ChatRoom: Request {
+    typealias ResponseObject = Void
+    let id: Int
+
+    func build() throws -> URLRequest {
+        guard let url = URL(string: "wss://chat.example.com/rooms/\(id)") else { throw URLError(.badURL) }
+        return URLRequest(url: url)
+    }
+}
+
 @Suite struct WebSocketsSnippetsTests {
+    /// Compiled, not run: there is no chat server here.
+    func join(room: Int, tokens: CredentialStore) async throws -> WebSocket {
+        let performer = APIClient.defaultPerformer().authenticated(by: tokens).retrying(.default)
+        let client = APIClient(requestPerformer: performer)
+        return try await client.webSocket(ChatRoom(id: room), protocols: ["chat.v2"])
+    }
+
+    /// Run: the article's test of code that takes a client, against a scripted server.
+    @Test func testJoin() async throws {
+        let server = MockWebSocket([.text("welcome"), .awaitMessage, .close(.normalClosure)])
+        let mock = MockClient()
+        mock.stub(ChatRoom.self, .webSocket(server))
+
+        let socket = try await mock.webSocket(ChatRoom(id: 7))
+        try await socket.send(.text("hello"))
+        for try await message in socket.messages {
+            print(message)  // .text("welcome")
+        }
+        assert(server.sentMessages == [.text("hello")])
+        #expect(server.sentMessages == [.text("hello")])
+    }
+
     /// Compiled, not run: there is no chat server here.
     func chat(token: String) async throws {
         guard let url = URL(string: "wss://chat.example.com/rooms/7") else { return }

@@ -28,6 +28,18 @@ extension AttemptHeaderPerformer {
     }
 }
 
+extension AttemptHeaderPerformer {
+    func webSocket(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration
+    ) async throws -> WebSocket {
+        var request = request
+        request.setValue("1", forHTTPHeaderField: "X-Attempt")
+        return try await base.webSocket(request, protocols: protocols, configuration: configuration)
+    }
+}
+
 private struct SigningPerformer: RequestPerformer {
     let base: any RequestPerformer
     let keyID: String
@@ -136,6 +148,16 @@ private struct Pay: Request {
         )
         _ = try await client.perform(Pay(url: try #require(URL(string: "https://api.example.com/payments"))))
         #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
+    }
+
+    @Test func marksTheWebSocketHandshake() async throws {
+        let stub = StubPerformer(webSocket: MockWebSocket.echo())
+        let socket = try await AttemptHeaderPerformer(base: stub).webSocket(
+            URLRequest(url: try #require(URL(string: "wss://api.example.com/feed")))
+        )
+        try await socket.send(.text("hi"))
+        #expect(try await socket.receive() == .text("hi"))
+        #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1"])
     }
 
     @Test func tellsTheServerWhichAttemptItStreams() async throws {

@@ -66,7 +66,7 @@ public final class WebSocket: Sendable {
         }
     }
 
-    private let connection: WebSocketConnection
+    private let channel: any WebSocketChannel
 
     /// The subprotocol the server chose among those offered, if any.
     public let subprotocol: String?
@@ -75,14 +75,33 @@ public final class WebSocket: Sendable {
     /// ``Configuration/compression`` offers and the server accepted.
     public let compressesMessages: Bool
 
-    init(connection: WebSocketConnection, subprotocol: String?, compressesMessages: Bool) {
-        self.connection = connection
+    /// The server's answer to the opening handshake (101 Switching Protocols) and its fields, where the channel has
+    /// one.
+    public let response: HTTPResponse?
+
+    /// Wraps a channel whose opening handshake is done: what a performer that opens WebSockets its own way returns.
+    ///
+    /// Releasing the WebSocket aborts the channel (``WebSocketChannel/abort()``).
+    ///
+    /// - Parameters:
+    ///   - channel: What carries the messages.
+    ///   - subprotocol: The subprotocol the server chose, if any.
+    ///   - compressesMessages: Whether the messages are compressed with `permessage-deflate`.
+    ///   - response: The server's answer to the opening handshake, if there is one to show.
+    public init(
+        channel: any WebSocketChannel,
+        subprotocol: String? = nil,
+        compressesMessages: Bool = false,
+        response: HTTPResponse? = nil
+    ) {
+        self.channel = channel
+        self.response = response
         self.subprotocol = subprotocol
         self.compressesMessages = compressesMessages
     }
 
     deinit {
-        connection.abort()
+        channel.abort()
     }
 
     /// The messages from the server, as they arrive; read them from one task at a time.
@@ -94,7 +113,7 @@ public final class WebSocket: Sendable {
     /// - Throws: ``SluiceError`` when the connection failed or closed with another code; `CancellationError` when the
     ///   task was cancelled, which closes the connection.
     public func receive() async throws -> Message? {
-        try await connection.next()
+        try await channel.receive()
     }
 
     /// Sends a message, suspending while more than ``Configuration/sendBuffer`` bytes wait to go out.
@@ -102,10 +121,7 @@ public final class WebSocket: Sendable {
     /// - Parameter message: The message: text goes as UTF-8 in one text frame, data in one binary frame.
     /// - Throws: ``SluiceError`` when the connection failed or is closing.
     public func send(_ message: Message) async throws {
-        switch message {
-        case .text(let text): try await connection.send(.text, Array(text.utf8))
-        case .binary(let data): try await connection.send(.binary, Array(data))
-        }
+        try await channel.send(message)
     }
 
     /// Runs the closing handshake: sends a closing frame, then waits until the server answers and closes the
@@ -117,7 +133,7 @@ public final class WebSocket: Sendable {
     ///   - code: Why; ``CloseCode/normalClosure`` by default.
     ///   - reason: A short text for the server, at most 123 bytes of UTF-8 (longer is cut).
     public func close(code: CloseCode = .normalClosure, reason: String = "") async {
-        await connection.close(code: code.rawValue, reason: reason)
+        await channel.close(code: code, reason: reason)
     }
 
     /// The code and reason of the server's closing frame, once it has arrived.
@@ -125,6 +141,6 @@ public final class WebSocket: Sendable {
     /// `nil` before, and for a connection that ended without one. The code is `nil` for a closing frame that carried
     /// none.
     public var closeStatus: (code: CloseCode?, reason: String)? {
-        connection.closeStatus.map { ($0.code.map(CloseCode.init(rawValue:)), $0.reason) }
+        channel.closeStatus
     }
 }

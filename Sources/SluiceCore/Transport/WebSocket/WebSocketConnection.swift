@@ -37,6 +37,8 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     private var responseParser: ResponseParser
     private var frameParser: WebSocketFrameParser
     private var handshakeWaiter: CheckedContinuation<WebSocketHandshake.Agreement, any Error>?
+    /// The server's 101 answer, once the handshake has succeeded.
+    private var answer: HTTPResponse?
     private let started: ContinuousClock.Instant
 
     private var output: [UInt8] = []
@@ -121,6 +123,11 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
 
     private func finishHandshake(_ head: ParsedHead) throws {
         let agreement: WebSocketHandshake.Agreement
+        let response = HTTPResponse(
+            status: HTTPStatus(code: head.status),
+            headers: HTTPHeaders(head.fields.map { HTTPHeaders.Field(name: Header($0.name), value: $0.value) }),
+            url: request.url
+        )
         do {
             agreement = try handshake.verify(head)
             if let deflate = agreement.deflate {
@@ -128,13 +135,9 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
             }
         } catch {
             // The head goes with the error, so that a caller sees a 401 or a 403 and its fields.
-            let response = HTTPResponse(
-                status: HTTPStatus(code: head.status),
-                headers: HTTPHeaders(head.fields.map { HTTPHeaders.Field(name: Header($0.name), value: $0.value) }),
-                url: request.url
-            )
             throw error.adding(request: request, response: response)
         }
+        answer = response
         phase = .open
         lastPing = loop.now
         handshakeWaiter?.resume(returning: agreement)
@@ -691,8 +694,13 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
         }
     }
 
+    /// The server's 101 answer, once the handshake has succeeded.
+    var handshakeResponse: HTTPResponse? {
+        lock.withLock { _ in answer }
+    }
+
     /// The close code and reason of a finished closing handshake, if the connection ended with one.
-    var closeStatus: (code: UInt16?, reason: String)? {
+    var rawCloseStatus: (code: UInt16?, reason: String)? {
         lock.withLock { _ in
             if let receivedClose { return receivedClose }
             if case .closed(let code, let reason) = ending { return (code, reason) }
