@@ -88,6 +88,15 @@ public final class LoopbackServer: Sendable {
         state.receivedRequests
     }
 
+    /// The frames clients sent on WebSocket routes (``LoopbackResponse/webSocket(_:subprotocols:)``), in arrival order,
+    /// across connections, with the server's refusal of any frame that broke a rule.
+    ///
+    /// A frame is recorded before the server acts on it, so once a client has read the server's answer (an echo, the
+    /// server's closing frame), what it sent is here.
+    public var receivedWebSocketEvents: [LoopbackWebSocketEvent] {
+        state.receivedWebSocketEvents
+    }
+
     /// How many TCP connections the server has accepted since it started.
     public var acceptedConnections: Int {
         state.acceptedConnections
