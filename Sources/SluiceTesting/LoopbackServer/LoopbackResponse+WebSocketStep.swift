@@ -174,7 +174,7 @@ extension LoopbackResponse {
         /// must refuse it from its header (RFC 6455, section 10.4), with 1009.
         ///
         /// - Parameter length: The length the header announces, such as one past the client's
-        ///   ``WebSocket/Configuration/maximumFrameSize``; below 2^63.
+        ///   `WebSocket.Configuration.maximumFrameSize`; below 2^63.
         /// - Returns: The step.
         public static func oversizedFrame(announcing length: UInt64) -> WebSocketStep {
             var bytes: [UInt8] = []

@@ -8,8 +8,9 @@ package import SluiceCore
 /// can be delayed or sent with a ``LoopbackResponse/Fault`` to test a client's error handling, streamed piece by piece
 /// (``LoopbackResponse/streamed(_:status:headers:announcingLength:)``,
 /// ``LoopbackResponse/generated(byteCount:chunkSize:pause:announcingLength:)``,
-/// ``LoopbackResponse/serverSentEvents(_:)``), and can answer range requests
-/// (``LoopbackResponse/servingRanges(etag:lastModified:)``).
+/// ``LoopbackResponse/serverSentEvents(_:)``), can answer range requests
+/// (``LoopbackResponse/servingRanges(etag:lastModified:)``), and can open WebSockets that run a script of frames
+/// (``LoopbackResponse/webSocket(_:subprotocols:)``).
 ///
 /// ```swift
 /// let server = try LoopbackServer()
