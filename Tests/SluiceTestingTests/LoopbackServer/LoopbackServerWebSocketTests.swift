@@ -46,9 +46,10 @@ struct LoopbackServerWebSocketTests {
                 .binary(Data([1, 2, 3])),
                 .fragmented(text: "héllo wörld", frames: 4),
                 .fragmented(binary: large, frames: 3),
+                .receive,
+                // After the client's message, so that its pong comes after it, and before its closing frame.
                 .ping(Data("are you there".utf8)),
                 .pong(Data("unasked".utf8)),
-                .receive,
                 .text("bye"),
                 .close(.normalClosure, reason: "done"),
             ])
@@ -68,7 +69,7 @@ struct LoopbackServerWebSocketTests {
         try await Self.settled(server)
         #expect(
             server.receivedWebSocketEvents == [
-                .pong(Data("are you there".utf8)), .text("from the client"), .close(code: .normalClosure, reason: ""),
+                .text("from the client"), .pong(Data("are you there".utf8)), .close(code: .normalClosure, reason: ""),
             ]
         )
         #expect(server.receivedRequests.map(\.path) == ["/ws"])
