@@ -468,6 +468,83 @@ struct LoopbackServerWebSocketTests {
         )
     }
 
+    /// A client's frame that breaks a rule, and the code and rule the server closes with.
+    struct BrokenClientFrame: Sendable, CustomTestStringConvertible {
+        let bytes: [UInt8]
+        let code: WebSocket.CloseCode
+        let rule: String
+        var testDescription: String { rule }
+    }
+
+    static let brokenClientFrames = [
+        BrokenClientFrame(
+            bytes: maskedFrame(0xA1, Array("x".utf8)),
+            code: .protocolError,
+            rule: "the frame sets RSV2, which no negotiated extension defines (RFC 6455, section 5.2)"
+        ),
+        BrokenClientFrame(
+            bytes: maskedFrame(0xC1, Array("x".utf8)),
+            code: .protocolError,
+            rule: "the frame sets RSV1, which no negotiated extension defines (RFC 6455, section 5.2)"
+        ),
+        BrokenClientFrame(
+            bytes: maskedFrame(0x83, []),
+            code: .protocolError,
+            rule: "a frame with the reserved opcode 0x3, which RFC 6455 does not define (section 5.2)"
+        ),
+        BrokenClientFrame(
+            bytes: maskedFrame(0x09, []),
+            code: .protocolError,
+            rule: "a fragmented ping frame: control frames are never fragmented (RFC 6455, section 5.5)"
+        ),
+        BrokenClientFrame(
+            bytes: maskedFrame(0x80, Array("x".utf8)),
+            code: .protocolError,
+            rule: "a continuation frame with no message to continue (RFC 6455, section 5.4)"
+        ),
+        BrokenClientFrame(
+            bytes: maskedFrame(0x88, [0x03, 0xED]),
+            code: .protocolError,
+            rule: "a close frame with the code 1005, which a peer may not send (RFC 6455, section 7.4)"
+        ),
+        BrokenClientFrame(
+            bytes: [0x82, 0xFF, 0, 0, 0, 0, 0x01, 0x00, 0x00, 0x01],
+            code: .messageTooBig,
+            rule: "a binary frame of 16777217 bytes, larger than the limit of 16777216 bytes"
+        ),
+    ]
+
+    @Test(arguments: brokenClientFrames)
+    func refusesABrokenClientFrameWithItsCode(frame: BrokenClientFrame) throws {
+        let server = try Self.server(.webSocket([.echo]))
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        try client.send(Self.handshake())
+        #expect(try client.readHead().status == 101)
+        try client.send(frame.bytes)
+        let close = try Self.readFrame(client)
+        #expect(close.first == 0x88)
+        #expect(close.payload.prefix(2) == [UInt8(frame.code.rawValue >> 8), UInt8(frame.code.rawValue & 0xFF)])
+        #expect(client.readToEnd().isEmpty)
+        let rule = "invalid WebSocket frame from the client at byte 0: " + frame.rule
+        #expect(server.receivedWebSocketEvents == [.rejected(code: frame.code, reason: rule)])
+    }
+
+    @Test func declinesCompressionAndStillEchoes() async throws {
+        let server = try Self.server(.webSocket([.echo]))
+        defer { server.stop() }
+        let socket = try await Self.performer().webSocket(
+            URLRequest(url: server.url("/ws")),
+            configuration: .init(compression: true)
+        )
+        #expect(!socket.compressesMessages)
+        try await socket.send(.text("plain"))
+        #expect(try await socket.receive() == .text("plain"))
+        await socket.close()
+        try await Self.settled(server)
+        #expect(server.receivedWebSocketEvents == [.text("plain"), .close(code: .normalClosure, reason: "")])
+    }
+
     @Test func readsFramesThatCameWithTheHandshakeAndAnswersPings() throws {
         let server = try Self.server(.webSocket([.echo]))
         defer { server.stop() }
