@@ -3,8 +3,9 @@ package import SluiceCore
 
 /// What must hold for every byte stream the WebSocket frame parser reads: it reads the same messages and fails with
 /// the same error whole and in chunks cut anywhere; no message passes the limits; every error is of the frame stage
-/// and names the byte where the frame began and the rule or limit broken; and every message, framed again as the
-/// client frames it and unmasked, reads back as the same message.
+/// and names the byte where the frame began and the rule or limit broken; and every message, framed again as a server
+/// frames it, reads back as the same message, and framed as a client masks it, reads back the same on the server's
+/// side, cut where the input cuts.
 package enum WebSocketFrameInvariants {
     /// Tight limits, so that inputs of a few kilobytes reach them.
     package static let limits = WebSocketFrameParser.Limits(maximumFrameSize: 1_024, maximumMessageSize: 2_048)
@@ -26,11 +27,20 @@ package enum WebSocketFrameInvariants {
         guard whole.steps == chunked.steps else {
             return "read whole: \(whole.steps)\nread in chunks cut at \(input.cuts): \(chunked.steps)"
         }
+        // The masking key comes from the input.
+        let key = input.payload.prefix(4).reduce(UInt32(0x5A5A_5A5A)) { $0 << 8 | UInt32($1) }
         for event in whole.events {
-            guard let frame = serverFrame(of: event) else { continue }
+            guard let frame = frame(of: event, maskKey: nil) else { continue }
             let again = read([frame], deflate: false)
             guard again.events == [event], again.problem == nil else {
                 return "\(event) framed again as \(frame) reads as \(again.steps)"
+            }
+            guard let masked = self.frame(of: event, maskKey: key) else { continue }
+            let cuts = input.cuts.filter { $0 > 0 && $0 < masked.count }
+            let pieces = zip([0] + cuts, cuts + [masked.count]).filter { $0 < $1 }.map { Array(masked[$0..<$1]) }
+            let onServer = read(pieces, deflate: false, role: .server)
+            guard onServer.events == [event], onServer.problem == nil else {
+                return "\(event) framed as a client's \(masked) reads on the server as \(onServer.steps)"
             }
         }
         return nil
@@ -43,9 +53,9 @@ package enum WebSocketFrameInvariants {
         var problem: String?
     }
 
-    static func read(_ chunks: [[UInt8]], deflate: Bool) -> Reading {
+    static func read(_ chunks: [[UInt8]], deflate: Bool, role: WebSocketFrameParser.Role = .client) -> Reading {
         var reading = Reading()
-        var parser = WebSocketFrameParser(limits: limits)
+        var parser = WebSocketFrameParser(limits: limits, role: role)
         if deflate, let inflater = WebSocketFrameParser.fuzzingInflater() {
             parser = WebSocketFrameParser(limits: limits) { (payload, limit) throws(PerMessageDeflate.Refusal) in
                 try inflater(payload, limit)
@@ -70,7 +80,9 @@ package enum WebSocketFrameInvariants {
         } catch let error as SluiceError {
             reading.steps.append("failed: \(error.message)")
             let names =
-                error.message.hasPrefix("invalid WebSocket frame from the server at byte ")
+                error.message.hasPrefix(
+                    "invalid WebSocket frame from the \(role == .client ? "server" : "client") at byte "
+                )
                 && (error.message.contains("RFC 6455") || error.message.contains("RFC 7692")
                     || error.message.contains("limit"))
             if error.code != .frame || error.stage != .frame || !names {
@@ -85,9 +97,9 @@ package enum WebSocketFrameInvariants {
         return reading
     }
 
-    /// An event as a server would frame it: the client's frame of it, unmasked; `nil` for a close event, whose
-    /// payload the parser has checked already.
-    static func serverFrame(of event: WebSocketFrameParser.Event) -> [UInt8]? {
+    /// An event framed as a server (no key) or a client (a key) sends it; `nil` for a close event, whose payload the
+    /// parser has checked already.
+    static func frame(of event: WebSocketFrameParser.Event, maskKey: UInt32?) -> [UInt8]? {
         let (opcode, payload): (WebSocketOpcode, [UInt8])
         switch event {
         case .text(let text): (opcode, payload) = (.text, Array(text.utf8))
@@ -98,11 +110,7 @@ package enum WebSocketFrameInvariants {
         }
         guard payload.count <= limits.maximumFrameSize else { return nil }
         var frame: [UInt8] = []
-        payload.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode, payload: $0, maskKey: 0, into: &frame) }
-        // A zero key leaves the payload as it was: dropping the mask bit and the key gives the server's form.
-        frame[1] &= 0x7F
-        let keyStart = frame[1] == 127 ? 10 : frame[1] == 126 ? 4 : 2
-        frame.removeSubrange(keyStart..<keyStart + 4)
+        payload.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode, payload: $0, maskKey: maskKey, into: &frame) }
         return frame
     }
 }

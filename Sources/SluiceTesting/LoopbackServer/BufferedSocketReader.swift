@@ -110,6 +110,20 @@ struct BufferedSocketReader {
         }
     }
 
+    /// Hands out every byte buffered, or waits for more when there are none.
+    ///
+    /// - Returns: At least one byte.
+    /// - Throws: Why reading stopped before a byte arrived.
+    mutating func readAvailable() throws(ReadFailure) -> ArraySlice<UInt8> {
+        if bufferedCount == 0 {
+            try fill()
+        }
+        let bytes = buffer[start...]
+        start = buffer.count
+        scanned = 0
+        return bytes
+    }
+
     /// Reads and throws away whatever the peer still sends, until it closes, for a graceful close.
     ///
     /// Closing a socket with unread input makes the kernel send RST, and a client that receives RST may throw away

@@ -96,6 +96,9 @@ struct ConnectionHandler {
             if response.delay > .zero && !writer.waitOutDelay(response.delay) {
                 return .abort
             }
+            if let script = response.webSocket {
+                return serveWebSocket(script, head: head, bodyLength: body.count, response: response, writer: writer)
+            }
             let context = ResponseContext(
                 method: head.method,
                 minorVersion: head.minorVersion,
@@ -107,6 +110,43 @@ struct ConnectionHandler {
             guard disposition == .keepOpen else {
                 return disposition
             }
+        }
+    }
+
+    /// Answers a WebSocket handshake and runs the route's script, or refuses a request that is not a valid handshake.
+    private mutating func serveWebSocket(
+        _ script: WebSocketScript,
+        head: RequestHead,
+        bodyLength: Int,
+        response: LoopbackResponse,
+        writer: ResponseWriter
+    ) -> ConnectionDisposition {
+        let context = ResponseContext(method: head.method, minorVersion: head.minorVersion, keepAlive: false)
+        if response.fault != nil {
+            // The fault goes instead of the handshake, as on an empty 200 response.
+            return writer.send(LoopbackResponse(fault: response.fault), context: context)
+        }
+        let headers = response.headers
+        if let invalid = ResponseWriter.invalidHeader(in: headers) {
+            let refusal = LoopbackResponse.text(
+                "LoopbackServer: route returned invalid header \(invalid.name.debugDescription)",
+                status: 500
+            )
+            return writer.send(refusal, context: context)
+        }
+        let outcome = WebSocketUpgrade.answer(
+            head,
+            bodyLength: bodyLength,
+            headers: headers,
+            subprotocols: script.subprotocols
+        )
+        switch outcome {
+        case .refused(let refusal):
+            return writer.send(refusal, context: context)
+        case .accepted(let answer):
+            guard socket.sendAll(answer[...], stop: stop) else { return .abort }
+            var session = WebSocketSession(socket: socket, stop: stop, state: state)
+            return session.run(script.steps, reader: &reader)
         }
     }
 

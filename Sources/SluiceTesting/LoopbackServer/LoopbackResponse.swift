@@ -41,6 +41,9 @@ public struct LoopbackResponse: Sendable {
     /// How the response answers `Range` requests, or `nil` when it ignores them.
     var rangeOptions: RangeOptions?
 
+    /// The WebSocket the response opens after checking the handshake, or `nil` for an HTTP response.
+    var webSocket: WebSocketScript?
+
     /// Creates a response.
     ///
     /// - Parameters:

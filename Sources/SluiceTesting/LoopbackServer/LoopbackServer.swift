@@ -8,8 +8,9 @@ package import SluiceCore
 /// can be delayed or sent with a ``LoopbackResponse/Fault`` to test a client's error handling, streamed piece by piece
 /// (``LoopbackResponse/streamed(_:status:headers:announcingLength:)``,
 /// ``LoopbackResponse/generated(byteCount:chunkSize:pause:announcingLength:)``,
-/// ``LoopbackResponse/serverSentEvents(_:)``), and can answer range requests
-/// (``LoopbackResponse/servingRanges(etag:lastModified:)``).
+/// ``LoopbackResponse/serverSentEvents(_:)``), can answer range requests
+/// (``LoopbackResponse/servingRanges(etag:lastModified:)``), and can open WebSockets that run a script of frames
+/// (``LoopbackResponse/webSocket(_:subprotocols:)``).
 ///
 /// ```swift
 /// let server = try LoopbackServer()
@@ -86,6 +87,15 @@ public final class LoopbackServer: Sendable {
     /// Requests refused with 400, 413, 417, 431, 501 or 505 are not recorded.
     public var receivedRequests: [LoopbackRequest] {
         state.receivedRequests
+    }
+
+    /// The frames clients sent on WebSocket routes (``LoopbackResponse/webSocket(_:subprotocols:)``), in arrival order,
+    /// across connections, with the server's refusal of any frame that broke a rule.
+    ///
+    /// A frame is recorded before the server acts on it, so once a client has read the server's answer (an echo, the
+    /// server's closing frame), what it sent is here.
+    public var receivedWebSocketEvents: [LoopbackWebSocketEvent] {
+        state.receivedWebSocketEvents
     }
 
     /// How many TCP connections the server has accepted since it started.

@@ -271,19 +271,17 @@ struct ResponseWriter {
         guard (200...999).contains(response.status) else {
             return .text("LoopbackServer: route returned invalid status \(response.status)", status: 500)
         }
-        for header in response.headers {
-            let nameIsToken = HTTPToken.isToken(header.name.utf8)
-            let valueIsSafe = !header.value.utf8.contains {
-                $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
-            }
-            guard nameIsToken && valueIsSafe else {
-                return .text(
-                    "LoopbackServer: route returned invalid header \(header.name.debugDescription)",
-                    status: 500
-                )
-            }
+        return invalidHeader(in: response.headers).map { header in
+            .text("LoopbackServer: route returned invalid header \(header.name.debugDescription)", status: 500)
         }
-        return nil
+    }
+
+    /// The first header field whose name is not a token or whose value holds CR, LF or NUL, or `nil`.
+    static func invalidHeader(in headers: [LoopbackHeader]) -> LoopbackHeader? {
+        headers.first { header in
+            !HTTPToken.isToken(header.name.utf8)
+                || header.value.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        }
     }
 
     /// The status line and header block, ending with the empty line.

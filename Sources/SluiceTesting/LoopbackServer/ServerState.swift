@@ -24,6 +24,9 @@ final class ServerState: @unchecked Sendable {
     /// Complete requests since the start, including those the log no longer keeps.
     private var total = 0
 
+    /// Every frame clients sent on WebSocket routes, and every refusal of one, in arrival order.
+    private var webSocketEvents: [LoopbackWebSocketEvent] = []
+
     init(logLimit: Int? = nil) {
         self.logLimit = logLimit.map { max(0, $0) }
     }
@@ -69,6 +72,16 @@ final class ServerState: @unchecked Sendable {
                 requests.removeFirst(requests.count - logLimit)
             }
         }
+    }
+
+    /// Appends a client's WebSocket frame, or the server's refusal of one, to the log.
+    func recordWebSocket(_ event: LoopbackWebSocketEvent) {
+        locked { webSocketEvents.append(event) }
+    }
+
+    /// Every frame clients sent on WebSocket routes, and every refusal of one, in arrival order.
+    var receivedWebSocketEvents: [LoopbackWebSocketEvent] {
+        locked { webSocketEvents }
     }
 
     /// Complete requests since the start, including those the log no longer keeps.

@@ -1,5 +1,6 @@
-// The snippet of the SluiceTesting catalog's landing page, verbatim, run.
+// The snippets of the SluiceTesting catalog's landing page, verbatim, run.
 import ClientFixtures
+import Foundation
 import SluiceCore
 import SluiceTesting
 import Testing
@@ -12,5 +13,23 @@ import Testing
         try mock.verify()
         #expect(user == User(id: 42, name: "Ada"))
         #expect(mock.registeredStubs.count == 1)
+    }
+
+    @Test func theLandingPagesWebSocketScriptTestsAClient() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route(
+            "/chat",
+            response: .webSocket([.text("welcome"), .receive, .maskedFrame(text: "bad"), .awaitClose])
+        )
+
+        let performer = SocketRequestPerformer(configuration: .init(proxies: .none))
+        let socket = try await performer.webSocket(URLRequest(url: server.url("/chat")))
+        var messages = socket.messages.makeAsyncIterator()
+        #expect(try await messages.next() == .text("welcome"))
+        try await socket.send(.text("hello"))
+        let error = await #expect(throws: SluiceError.self) { try await messages.next() }
+        #expect(error?.code == .frame)
+        #expect(server.receivedWebSocketEvents.first == .text("hello"))
     }
 }

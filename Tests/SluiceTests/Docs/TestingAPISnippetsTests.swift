@@ -212,6 +212,27 @@ enum TestingAPISnippets {
             #expect(misreported.body == LoopbackResponse.generatedBytes(in: 500..<510))
         }
 
+        @Test func webSocketRoutes() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.route("/chat", response: .webSocket([.text("welcome"), .receive, .close(reason: "bye")]))
+            server.route("/echo", response: .webSocket([.echo]))
+            server.route("/broken", response: .webSocket([.maskedFrame(text: "hi"), .awaitClose]))
+            let performer = SocketRequestPerformer(configuration: .init(proxies: .none))
+            let chat = try await performer.webSocket(URLRequest(url: server.url("/chat")))
+            var messages = chat.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("welcome"))
+            try await chat.send(.text("hi"))
+            #expect(try await messages.next() == nil)
+            #expect(chat.closeStatus?.reason == "bye")
+            let echo = try await performer.webSocket(URLRequest(url: server.url("/echo")))
+            try await echo.send(.text("again"))
+            #expect(try await echo.receive() == .text("again"))
+            await echo.close()
+            let broken = try await performer.webSocket(URLRequest(url: server.url("/broken")))
+            await #expect(throws: SluiceError.self) { try await broken.receive() }
+        }
+
         @Test func echoAndRedirect() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }

@@ -1,5 +1,5 @@
-/// Writes a client's WebSocket frames (RFC 6455, section 5): the header with the shortest length that holds the
-/// payload, and the payload masked with the frame's key, as every frame from a client must be.
+/// Writes WebSocket frames (RFC 6455, section 5): the header with the shortest length that holds the payload, and the
+/// payload masked with the frame's key, as every frame from a client must be, or unmasked, as a server sends it.
 ///
 /// I/O-free: it appends the frame to a buffer the connection sends from.
 package enum WebSocketFrameEncoder {
@@ -11,29 +11,28 @@ package enum WebSocketFrameEncoder {
     ///   - fin: Whether it is a message's last frame; `true` for control frames.
     ///   - reservedBits: The reserved bits a negotiated extension sets (0x40 for a compressed message); none by
     ///     default.
-    ///   - maskKey: The frame's masking key: from a strong source of randomness, new for every frame.
+    ///   - maskKey: The frame's masking key: from a strong source of randomness, new for every frame a client sends;
+    ///     `nil` for a server's frame, which goes unmasked.
     ///   - output: Where the frame goes.
     package static func encode(
         _ opcode: WebSocketOpcode,
         payload: UnsafeRawBufferPointer,
         fin: Bool = true,
         reservedBits: UInt8 = 0,
-        maskKey: UInt32,
+        maskKey: UInt32?,
         into output: inout [UInt8]
     ) {
-        output.append((fin ? 0x80 : 0) | (reservedBits & 0x70) | opcode.rawValue)
-        let count = payload.count
-        if count < 126 {
-            output.append(0x80 | UInt8(count))
-        } else if count <= 0xFFFF {
-            output.append(0x80 | 126)
-            output.append(UInt8(count >> 8))
-            output.append(UInt8(count & 0xFF))
-        } else {
-            output.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                output.append(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift)))
-            }
+        appendHeader(
+            opcode,
+            length: UInt64(payload.count),
+            fin: fin,
+            reservedBits: reservedBits,
+            masked: maskKey != nil,
+            into: &output
+        )
+        guard let maskKey else {
+            output.append(contentsOf: payload)
+            return
         }
         let key = [
             UInt8(maskKey >> 24), UInt8(truncatingIfNeeded: maskKey >> 16), UInt8(truncatingIfNeeded: maskKey >> 8),
@@ -44,6 +43,39 @@ package enum WebSocketFrameEncoder {
         output.append(contentsOf: payload)
         output.withUnsafeMutableBytes { buffer in
             mask(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]), key: maskKey)
+        }
+    }
+
+    /// Appends a frame's header up to its masking key: the first byte, and the length in the fewest bytes that hold it.
+    ///
+    /// - Parameters:
+    ///   - opcode: What the frame carries.
+    ///   - length: The payload's length, which may differ from what follows when a frame is made to break the rules.
+    ///   - fin: Whether it is a message's last frame.
+    ///   - reservedBits: The reserved bits to set.
+    ///   - masked: Whether a masking key follows, as in every frame from a client.
+    ///   - output: Where the header goes.
+    package static func appendHeader(
+        _ opcode: WebSocketOpcode,
+        length: UInt64,
+        fin: Bool = true,
+        reservedBits: UInt8 = 0,
+        masked: Bool,
+        into output: inout [UInt8]
+    ) {
+        output.append((fin ? 0x80 : 0) | (reservedBits & 0x70) | (opcode.rawValue & 0x0F))
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        if length < 126 {
+            output.append(maskBit | UInt8(length))
+        } else if length <= 0xFFFF {
+            output.append(maskBit | 126)
+            output.append(UInt8(length >> 8))
+            output.append(UInt8(length & 0xFF))
+        } else {
+            output.append(maskBit | 127)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                output.append(UInt8(truncatingIfNeeded: length >> UInt64(shift)))
+            }
         }
     }
 

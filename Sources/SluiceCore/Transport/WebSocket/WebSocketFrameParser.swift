@@ -1,16 +1,25 @@
 import Foundation
 
-/// Reads a server's WebSocket frames (RFC 6455, section 5) from bytes split anywhere, and reassembles its messages.
+/// Reads a peer's WebSocket frames (RFC 6455, section 5) from bytes split anywhere, and reassembles its messages.
 ///
-/// I/O-free: bytes in, events out. Every rule a client must check is checked as soon as the byte that breaks it
-/// arrives: a masked frame, reserved bits no extension defines, a reserved opcode, a fragmented or oversized control
+/// I/O-free: bytes in, events out. Every rule a side must check is checked as soon as the byte that breaks it
+/// arrives: a masked frame from a server or an unmasked one from a client, reserved bits no extension defines, a reserved opcode, a fragmented or oversized control
 /// frame, a length not in its shortest form or past 2^63, a continuation with nothing to continue, a new message
 /// before the last one ended, invalid UTF-8 in a text message (even in the middle of a fragment), and the limits on a
 /// frame and a message, checked from the length before its payload is read. A violation throws a ``SluiceError`` of
 /// the frame stage naming the rule and the byte of the stream where the frame began, and leaves in ``closeCode`` the
 /// code to close the connection with.
 package struct WebSocketFrameParser {
-    /// What a server sent: a whole message, or a control frame.
+    /// Which side of the connection reads: the client reads a server's unmasked frames, the server a client's masked
+    /// ones, which it unmasks.
+    package enum Role: Sendable {
+        /// Reads a server's frames, which must not be masked.
+        case client
+        /// Reads a client's frames, which must all be masked (RFC 6455, section 5.1).
+        case server
+    }
+
+    /// What the peer sent: a whole message, or a control frame.
     package enum Event: Equatable {
         /// A text message, its UTF-8 checked.
         case text(String)
@@ -20,7 +29,7 @@ package struct WebSocketFrameParser {
         case ping(Data)
         /// A pong.
         case pong(Data)
-        /// The server's closing frame: its code, when it gave one, and its reason.
+        /// The peer's closing frame: its code, when it gave one, and its reason.
         case close(code: UInt16?, reason: String)
     }
 
@@ -39,14 +48,17 @@ package struct WebSocketFrameParser {
     }
 
     private let limits: Limits
+    private let role: Role
     /// The reserved bits a negotiated extension defines (0x40 for RSV1 under `permessage-deflate`), which frames may
     /// set.
     private let allowedReservedBits: UInt8
     /// Decompresses a message whose first frame set RSV1, under `permessage-deflate`, to at most the given size.
     private let inflate: ((Data, Int) throws(PerMessageDeflate.Refusal) -> Data)?
 
-    /// The bytes of the frame header read so far (at most 10: a server's frames carry no mask key).
+    /// The bytes of the frame header read so far (at most 10 from a server, 14 from a client with its mask key).
     private var header: [UInt8] = []
+    /// The current frame's masking key, from a client, rotated so that its first byte masks the next payload byte.
+    private var maskKey: UInt32 = 0
     /// The frame whose payload is being read, once its header is complete.
     private var frame: (opcode: WebSocketOpcode, fin: Bool, remaining: UInt64)?
     /// The offset in the stream of the first byte of the current frame.
@@ -72,11 +84,14 @@ package struct WebSocketFrameParser {
     ///   - limits: The largest frame and message accepted.
     ///   - allowedReservedBits: The reserved bits (0x70 at most) a negotiated extension lets frames set; none by
     ///     default.
-    package init(limits: Limits, allowedReservedBits: UInt8 = 0) {
+    ///   - role: The side that reads: ``Role/client`` (the default) for a server's frames, ``Role/server`` for a
+    ///     client's.
+    package init(limits: Limits, allowedReservedBits: UInt8 = 0, role: Role = .client) {
         self.limits = limits
+        self.role = role
         self.allowedReservedBits = allowedReservedBits & 0x70
         self.inflate = nil
-        header.reserveCapacity(10)
+        header.reserveCapacity(14)
     }
 
     /// Creates a parser for a connection that negotiated `permessage-deflate` (RFC 7692): a message whose first frame
@@ -87,6 +102,7 @@ package struct WebSocketFrameParser {
     ///   - inflate: Decompresses a message's payload to at most the given number of bytes.
     package init(limits: Limits, inflate: @escaping (Data, Int) throws(PerMessageDeflate.Refusal) -> Data) {
         self.limits = limits
+        self.role = .client
         self.allowedReservedBits = 0x40
         self.inflate = inflate
         header.reserveCapacity(10)
@@ -114,16 +130,15 @@ package struct WebSocketFrameParser {
             }
             let take = Int(min(UInt64(bytes.count - index), current.remaining))
             let piece = UnsafeRawBufferPointer(rebasing: bytes[index..<index + take])
-            if current.opcode.isControl {
-                control.append(contentsOf: piece)
+            if role == .server {
+                // A client's payload is masked: unmask a copy, the key turned to where this piece starts.
+                var plain = [UInt8](piece)
+                plain.withUnsafeMutableBytes { WebSocketFrameEncoder.mask($0, key: maskKey) }
+                let shift = UInt32(take & 3) * 8
+                maskKey = shift == 0 ? maskKey : maskKey << shift | maskKey >> (32 - shift)
+                try plain.withUnsafeBytes { try takePayload($0, of: current.opcode) }
             } else {
-                if messageOpcode == .text, !messageCompressed, let invalid = utf8.validate(piece) {
-                    closeCode = 1007
-                    throw violation(
-                        "invalid UTF-8 at byte \(message.count + invalid) of a text message (RFC 6455, section 8.1)"
-                    )
-                }
-                message.append(contentsOf: piece)
+                try takePayload(piece, of: current.opcode)
             }
             index += take
             offset += Int64(take)
@@ -131,6 +146,22 @@ package struct WebSocketFrameParser {
             if frame?.remaining == 0 {
                 try finishFrame(report)
             }
+        }
+    }
+
+    /// Keeps a piece of a frame's payload, unmasked: a control frame's for its end, a message's checked as UTF-8 if it
+    /// is text.
+    private mutating func takePayload(_ piece: UnsafeRawBufferPointer, of opcode: WebSocketOpcode) throws {
+        if opcode.isControl {
+            control.append(contentsOf: piece)
+        } else {
+            if messageOpcode == .text, !messageCompressed, let invalid = utf8.validate(piece) {
+                closeCode = 1007
+                throw violation(
+                    "invalid UTF-8 at byte \(message.count + invalid) of a text message (RFC 6455, section 8.1)"
+                )
+            }
+            message.append(contentsOf: piece)
         }
     }
 
@@ -145,8 +176,13 @@ package struct WebSocketFrameParser {
         let second = header[1]
         let opcode = WebSocketOpcode(rawValue: first & 0x0F)
         if header.count == 2 {
-            guard second & 0x80 == 0 else {
+            switch role {
+            case .client where second & 0x80 != 0:
                 throw violation("the server masked a frame, which only a client may do (RFC 6455, section 5.1)")
+            case .server where second & 0x80 == 0:
+                throw violation("the client sent an unmasked frame, which a client must mask (RFC 6455, section 5.1)")
+            default:
+                break
             }
             if opcode.isControl && second & 0x7F > 125 {
                 throw violation(
@@ -156,10 +192,31 @@ package struct WebSocketFrameParser {
         }
         let short = second & 0x7F
         let lengthBytes = short == 127 ? 8 : short == 126 ? 2 : 0
-        guard header.count == 2 + lengthBytes else { return }
-        var length = UInt64(short)
+        let lengthEnd = 2 + lengthBytes
+        guard header.count >= lengthEnd else { return }
+        let length = lengthBytes == 0 ? UInt64(short) : header[2..<lengthEnd].reduce(0) { $0 << 8 | UInt64($1) }
+        if header.count == lengthEnd {
+            try checkLength(length, lengthBytes: lengthBytes, opcode: opcode)
+        }
+        // A client's frame goes on with its 4-byte masking key.
+        guard header.count == lengthEnd + (role == .server ? 4 : 0) else { return }
+        if role == .server {
+            maskKey = header[lengthEnd...].reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        header.removeAll(keepingCapacity: true)
+        if opcode != .continuation && !opcode.isControl {
+            messageOpcode = opcode
+            messageCompressed = first & 0x40 != 0
+        }
+        frame = (opcode, first & 0x80 != 0, length)
+        if length == 0 {
+            try finishFrame(report)
+        }
+    }
+
+    /// Checks a frame's length, once its header has given it all: its encoding, and the limits.
+    private mutating func checkLength(_ length: UInt64, lengthBytes: Int, opcode: WebSocketOpcode) throws {
         if lengthBytes > 0 {
-            length = header[2...].reduce(0) { $0 << 8 | UInt64($1) }
             if lengthBytes == 8 && length >> 63 != 0 {
                 throw violation(
                     "a 64-bit payload length with its most significant bit set (RFC 6455, section 5.2)"
@@ -182,15 +239,6 @@ package struct WebSocketFrameParser {
             throw violation(
                 "a message of more than \(limits.maximumMessageSize) bytes, the limit (\(UInt64(message.count) + length) bytes so far)"
             )
-        }
-        header.removeAll(keepingCapacity: true)
-        if opcode != .continuation && !opcode.isControl {
-            messageOpcode = opcode
-            messageCompressed = first & 0x40 != 0
-        }
-        frame = (opcode, first & 0x80 != 0, length)
-        if length == 0 {
-            try finishFrame(report)
         }
     }
 
@@ -303,6 +351,7 @@ package struct WebSocketFrameParser {
 
     /// The error for a broken rule, at the frame that broke it.
     private func violation(_ rule: String) -> SluiceError {
-        SluiceError(.frame, message: "invalid WebSocket frame from the server at byte \(frameStart): \(rule)")
+        let peer = role == .client ? "server" : "client"
+        return SluiceError(.frame, message: "invalid WebSocket frame from the \(peer) at byte \(frameStart): \(rule)")
     }
 }

@@ -3,6 +3,13 @@ package struct WebSocketOpcode: Hashable, Sendable, CustomStringConvertible {
     /// The four bits on the wire.
     package let rawValue: UInt8
 
+    /// An opcode from its four bits, defined or reserved.
+    ///
+    /// - Parameter rawValue: The bits, 0x0 to 0xF.
+    package init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
     /// A frame continuing a fragmented message.
     package static let continuation = WebSocketOpcode(rawValue: 0x0)
     /// The first frame of a text message.
