@@ -46,6 +46,26 @@ import Testing
         #expect(error?.request?.url?.path == "/forbidden")
     }
 
+    @Test func reconnectsAfterTheServerDropsTheConnection() async throws {
+        guard let peer = try await WebSocketPeer.start() else { return }
+        let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
+        let connections = Locked(0)
+        let socket = try await APIClient(requestPerformer: performer).webSocket(
+            PeerPath(base: peer.baseURL, path: "drop"),
+            reconnecting: RetryPolicy(maximumAttempts: 3, randomFraction: { 0 })
+        ) { _ in
+            connections.withLock { $0 += 1 }
+        }
+        var messages = socket.messages.makeAsyncIterator()
+        for _ in 0..<3 {
+            #expect(try await messages.next() == .text("dropping"))
+        }
+        #expect(connections.withLock { $0 } == 3)
+        await socket.close()
+        #expect(try await messages.next() == nil)
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
     #if os(Linux)
     /// FoundationNetworking runs `URLSessionWebSocketTask` on libcurl, which Debian builds without WebSockets: the
     /// handshake fails with a clear error rather than hanging or crashing.

@@ -27,6 +27,16 @@ struct ChatRoom: Request {
         return try await client.webSocket(ChatRoom(id: room), protocols: ["chat.v2"])
     }
 
+    /// Compiled, not run: there is no price feed here.
+    func prices(_ client: some Client) async throws {
+        let feed = try await client.webSocket(ChatRoom(id: 1), reconnecting: .default) { socket in
+            try await socket.send(.text(#"{"subscribe": "ACME"}"#))
+        }
+        for try await message in feed.messages {
+            print(message)
+        }
+    }
+
     /// Run: the article's test of code that takes a client, against a scripted server.
     @Test func testJoin() async throws {
         let server = MockWebSocket([.text("welcome"), .awaitMessage, .close(.normalClosure)])
