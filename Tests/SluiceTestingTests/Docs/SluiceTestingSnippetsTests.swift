@@ -15,6 +15,17 @@ import Testing
         #expect(mock.registeredStubs.count == 1)
     }
 
+    @Test func theLandingPagesMockWebSocketAnswersAClient() async throws {
+        let server = MockWebSocket([.text("welcome"), .awaitMessage, .close(.normalClosure)])
+        let mock = MockClient()
+        mock.stub(ChatRoom.self, .webSocket(server))
+        let socket = try await mock.webSocket(ChatRoom(id: 7))
+        try await socket.send(.text("hello"))
+        #expect(try await socket.receive() == .text("welcome"))
+        #expect(try await socket.receive() == nil)
+        #expect(server.sentMessages == [.text("hello")])
+    }
+
     @Test func theLandingPagesWebSocketScriptTestsAClient() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

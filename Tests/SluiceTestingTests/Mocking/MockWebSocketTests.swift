@@ -4,7 +4,7 @@ import SluiceCore
 import SluiceTesting
 import Testing
 
-private struct ChatRoom: Request, Equatable {
+struct ChatRoom: Request, Equatable {
     typealias ResponseObject = Void
     var id: Int
 
