@@ -28,16 +28,17 @@ import Testing
         }
     }
 
-    /// A server of the kind and a performer that reaches it over the channel, or `nil` when the peer is missing and
-    /// not required.
+    /// A server of the kind and a performer that reaches it over the channel, through the proxies given, or `nil`
+    /// when the peer is missing and not required.
     static func start(
         _ kind: WebSocketPeer.Kind = .websockets,
-        _ channel: Channel
+        _ channel: Channel,
+        proxies: ProxySettings = .none
     ) async throws -> (WebSocketPeer, SocketRequestPerformer)? {
         switch channel {
         case .tcp:
             guard let peer = try await WebSocketPeer.start(kind) else { return nil }
-            return (peer, SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback())))
+            return (peer, SocketRequestPerformer(configuration: .init(proxies: proxies, fallback: NoFallback())))
         case .tls:
             guard TestPKI.shared != nil || NginxServer.isRequired else { return nil }
             let pki = try requirePKI()
@@ -47,7 +48,7 @@ import Testing
             var tls = TLSConfiguration()
             tls.additionalTrustRoots = [.file(pki.root.path)]
             let performer = SocketRequestPerformer(
-                configuration: .init(tls: tls, proxies: .none, fallback: NoFallback())
+                configuration: .init(tls: tls, proxies: proxies, fallback: NoFallback())
             )
             try #require(performer.handlesHTTPS, "\(SocketRequestPerformer.httpsUnavailableReason ?? "")")
             return (peer, performer)
