@@ -24,6 +24,7 @@ import Testing
 /// - `/mute`: stops reading after the handshake, so that the client's pings go unanswered.
 /// - `/raw/<hex>`: writes the bytes the hex spells on the connection as they are (a frame that breaks RFC 6455),
 ///   then waits for the client to close.
+/// - `/raw-close-code`: sends, as text, the close code of the next connection to `/raw/<hex>` to end, once it has.
 ///
 /// It runs the Python of `SLUICE_PYTHON` (`.ci/run` points it at the virtual environment where it installs
 /// `websockets` and `aiohttp`); without it, or without the kind's library there, the tests that need it are skipped,
@@ -155,6 +156,9 @@ final class WebSocketPeer: Sendable {
             print("missing websockets", flush=True)
             sys.exit(0)
 
+        # The close codes of the connections to /raw/<hex>, as they end.
+        raw_close_codes = asyncio.Queue()
+
         def process_request(connection, request):
             if request.path == "/forbidden":
                 return connection.respond(403, "forbidden\n")
@@ -198,6 +202,10 @@ final class WebSocketPeer: Sendable {
                 elif path.startswith("/raw/"):
                     ws.transport.write(bytes.fromhex(path[len("/raw/"):]))
                     await ws.wait_closed()
+                    await raw_close_codes.put(ws.close_code)
+                elif path == "/raw-close-code":
+                    await ws.send(str(await raw_close_codes.get()))
+                    await ws.wait_closed()
                 elif path == "/subprotocol":
                     await ws.send(ws.subprotocol or "none")
                     await ws.wait_closed()
@@ -231,6 +239,9 @@ final class WebSocketPeer: Sendable {
         except ImportError:
             print("missing aiohttp", flush=True)
             sys.exit(0)
+
+        # The close codes of the connections to /raw/<hex>, as they end.
+        raw_close_codes = asyncio.Queue()
 
         def frame(opcode, payload):
             # An unmasked frame of fewer than 126 bytes, as a server sends it.
@@ -284,6 +295,10 @@ final class WebSocketPeer: Sendable {
                 await asyncio.sleep(3600)
             elif path.startswith("/raw/"):
                 request.transport.write(bytes.fromhex(path[len("/raw/"):]))
+                await drain(ws)
+                await raw_close_codes.put(ws.close_code)
+            elif path == "/raw-close-code":
+                await ws.send_str(str(await raw_close_codes.get()))
                 await drain(ws)
             return ws
 

@@ -37,7 +37,7 @@ extension WebSocketPeerTests {
 
     /// A server's compressed message of 1 MiB of zeros, some thousand times smaller, written as one frame: the reader
     /// fails once the message has decompressed to more than 64 KiB and 100 times its compressed size, long before
-    /// its 16 MiB limit, naming the ratio and the bytes in and out.
+    /// its 16 MiB limit, naming the ratio and the bytes in and out, and closes with 1009 (message too big).
     @Test(arguments: WebSocketPeer.Kind.allCases)
     func aCompressedMessageThatExpandsTooFarFailsTheReader(kind: WebSocketPeer.Kind) async throws {
         guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
@@ -66,6 +66,10 @@ extension WebSocketPeerTests {
                 == "invalid WebSocket frame from the server at byte 0: the compressed binary message expands more than 100 times, a likely decompression bomb: \(decoded) bytes decompressed from \(bomb.count) bytes received; the bound is the WebSocket's maximumDecompressionRatio (RFC 7692, section 6.2)"
         )
         #expect(error?.stage == .frame)
+        let closeCode = try await performer.webSocket(peer.request("/raw-close-code"))
+        var codes = closeCode.messages.makeAsyncIterator()
+        #expect(try await codes.next() == .text("1009"))
+        await closeCode.close()
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 }
