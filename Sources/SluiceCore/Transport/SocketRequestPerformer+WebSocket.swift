@@ -13,7 +13,10 @@ extension SocketRequestPerformer {
     /// The connection goes as an `https://` one would for `wss://` and an `http://` one for `ws://`: the
     /// performer's ``Configuration/tls`` settings, its connect timeout, and a `CONNECT` or SOCKS5 proxy where
     /// ``Configuration/proxies`` names one for the URL; with ``Configuration/unixSocketPath``, `ws://` goes to that
-    /// socket. `ws://` through an HTTP proxy, which would get the request in absolute form, is refused.
+    /// socket. Through an HTTP proxy, `ws://` goes through a `CONNECT` tunnel too, as `wss://` does, rather than in
+    /// absolute form as an `http://` request would: the proxy then relays the WebSocket's bytes as they are, and the
+    /// handshake, with the request's headers, reaches the server alone (a `Proxy-Authorization` of the request's own
+    /// is not sent to it; the proxy's credentials come from its URL).
     ///
     /// - Parameters:
     ///   - request: A GET request without a body, to a `ws://` or `wss://` URL (`http://` and `https://` are taken
@@ -82,21 +85,15 @@ extension SocketRequestPerformer {
         guard let connected = components.url else { return nil }
         let proxy = try proxy(for: connected)
         guard
-            let origin = Origin(
+            var origin = Origin(
                 connected,
                 unixSocketPath: configuration.unixSocketPath,
                 servesHTTPS: handlesHTTPS,
                 proxy: proxy
             )
         else { return nil }
-        if origin.sendsAbsoluteForm, let proxy = origin.proxy {
-            throw SluiceError(
-                .handshake,
-                message:
-                    "cannot open a WebSocket to \(url.absoluteString) through the HTTP proxy \(proxy): a ws:// URL would reach it in absolute form, not through a tunnel",
-                underlyingError: URLError(.unsupportedURL)
-            )
-        }
+        // An HTTP proxy forwards requests in absolute form one at a time; the WebSocket needs the connection itself.
+        origin.tunnelsWithoutTLS = true
         return origin
     }
 

@@ -1,16 +1,18 @@
 import ClientFixtures
-// Python's `websockets` library, a WebSocket server no one here wrote, run as a child process on a free loopback
-// port, plain or with TLS, from a small script written at test time.
+// Python's `websockets` library and aiohttp, two WebSocket servers no one here wrote, run as child processes on free
+// loopback ports, plain or with TLS, from small scripts written at test time.
 import Foundation
 import SluiceCore
 import TestSupport
 import Testing
 
-/// A running `websockets` server, in a temporary directory of its own, on a loopback port it picks and reports.
+/// A running WebSocket server of one of two Python libraries, in a temporary directory of its own, on a loopback port
+/// it picks and reports.
 ///
-/// Its paths:
+/// Its paths, the same for both kinds:
 ///
-/// - `/echo`: sends every message back as it came, text as text and binary as binary.
+/// - `/echo`: sends every message back as it came, text as text and binary as binary; it takes messages of any size,
+///   and accepts `permessage-deflate` when the client offers it.
 /// - `/fragments`: sends a text message in three fragments and a binary one in two, then closes normally.
 /// - `/ping`: pings the client, and once the pong has come sends the text `pong received`.
 /// - `/close/<code>`: closes at once with the code and the reason `bye <code>`.
@@ -22,11 +24,31 @@ import Testing
 /// - `/mute`: stops reading after the handshake, so that the client's pings go unanswered.
 /// - `/raw/<hex>`: writes the bytes the hex spells on the connection as they are (a frame that breaks RFC 6455),
 ///   then waits for the client to close.
+/// - `/raw-close-code`: sends, as text, the close code of the next connection to `/raw/<hex>` to end, once it has.
 ///
 /// It runs the Python of `SLUICE_PYTHON` (`.ci/run` points it at the virtual environment where it installs
-/// `websockets`); without it, or without `websockets` there, the tests that need it are skipped, unless
-/// `SLUICE_REQUIRE_PEERS=1`, when they fail.
+/// `websockets` and `aiohttp`); without it, or without the kind's library there, the tests that need it are skipped,
+/// unless `SLUICE_REQUIRE_PEERS=1`, when they fail.
 final class WebSocketPeer: Sendable {
+    /// The library that serves the WebSocket.
+    enum Kind: String, CaseIterable, Sendable {
+        /// Python's `websockets`, on asyncio (`websockets.asyncio.server`).
+        case websockets
+        /// aiohttp's `web.WebSocketResponse`; it has no call that sends fragments, so `/fragments` and `/raw/<hex>`
+        /// write their frames on its transport.
+        case aiohttp
+
+        /// The server's script, written to its directory at start.
+        fileprivate var script: String {
+            switch self {
+            case .websockets: WebSocketPeer.websocketsScript
+            case .aiohttp: WebSocketPeer.aiohttpScript
+            }
+        }
+    }
+
+    /// The library serving it.
+    let kind: Kind
     /// `ws://127.0.0.1:<port>` or `wss://localhost:<port>`; `ws://localhost` on a Unix domain socket.
     let baseURL: URL
     /// The Unix domain socket it listens on instead of a port, if it was started on one.
@@ -39,41 +61,48 @@ final class WebSocketPeer: Sendable {
         URL(fileURLWithPath: $0)
     }
 
-    /// Starts a server, or returns `nil` when Python or `websockets` is missing and the peers are not required.
+    /// Starts a server, or returns `nil` when Python or the kind's library is missing and the peers are not required.
     ///
     /// - Parameters:
+    ///   - kind: The library to serve with; `websockets` by default.
     ///   - tls: The certificate chain and key to serve `wss://` with, if any.
     ///   - onUnixSocket: Whether it listens on a Unix domain socket in its directory rather than on a port.
     /// - Returns: The running server, or `nil` when it cannot be started here.
     /// - Throws: A failed requirement when the peers are required and missing, or when the server did not start.
-    static func start(tls: (chain: URL, key: URL)? = nil, onUnixSocket: Bool = false) async throws -> WebSocketPeer? {
+    static func start(
+        _ kind: Kind = .websockets,
+        tls: (chain: URL, key: URL)? = nil,
+        onUnixSocket: Bool = false
+    ) async throws -> WebSocketPeer? {
         guard let python, FileManager.default.isExecutableFile(atPath: python.path) else {
             try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but SLUICE_PYTHON is not")
             return nil
         }
-        let peer = try await offThePool { try WebSocketPeer(python: python, tls: tls, onUnixSocket: onUnixSocket) }
+        let peer = try await offThePool {
+            try WebSocketPeer(kind, python: python, tls: tls, onUnixSocket: onUnixSocket)
+        }
         if peer == nil {
-            try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but websockets is not installed")
+            try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but \(kind) is not installed")
         }
         return peer
     }
 
-    /// Writes the script and starts it; `nil` when it reports that `websockets` is missing.
-    private init?(python: URL, tls: (chain: URL, key: URL)?, onUnixSocket: Bool) throws {
+    /// Writes the kind's script and starts it; `nil` when it reports that its library is missing.
+    private init?(_ kind: Kind, python: URL, tls: (chain: URL, key: URL)?, onUnixSocket: Bool) throws {
         var template = Array("/tmp/sluice-websocket.XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else {
             throw WebSocketPeerError(description: "mkdtemp failed: errno \(errno)")
         }
         let directory = URL(fileURLWithPath: String(cString: created), isDirectory: true)
         let script = directory.appendingPathComponent("server.py")
-        try Data(Self.script.utf8).write(to: script)
+        try Data(kind.script.utf8).write(to: script)
         let output = Pipe()
         let socketPath = onUnixSocket ? directory.appendingPathComponent("websocket.sock").path : nil
         let arguments =
             [script.path] + (tls.map { [$0.chain.path, $0.key.path] } ?? [])
             + (socketPath.map { ["--unix", $0] } ?? [])
         let process = try ChildProcess(python, arguments, standardOutput: .pipe(output))
-        // The script's first line: the port, or that websockets is missing. Its end of the pipe closes if it dies.
+        // The script's first line: the port, or that its library is missing. Its end of the pipe closes if it dies.
         var line = Data()
         while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {
             line.append(first)
@@ -83,16 +112,17 @@ final class WebSocketPeer: Sendable {
             process.terminate()
             process.waitUntilExit()
             try? FileManager.default.removeItem(at: directory)
-            if text == "missing websockets" {
+            if text == "missing \(kind)" {
                 return nil
             }
-            throw WebSocketPeerError(description: "the websockets server did not start: \(text)")
+            throw WebSocketPeerError(description: "the \(kind) server did not start: \(text)")
         }
         let address =
             socketPath != nil ? "ws://localhost" : tls == nil ? "ws://127.0.0.1:\(port)" : "wss://localhost:\(port)"
         guard let url = URL(string: address) else {
             throw WebSocketPeerError(description: "no URL for port \(port)")
         }
+        self.kind = kind
         self.baseURL = url
         self.unixSocketPath = socketPath
         self.process = process
@@ -116,7 +146,8 @@ final class WebSocketPeer: Sendable {
         URLRequest(url: baseURL.appendingPathComponent(String(path.dropFirst())))
     }
 
-    private static let script = #"""
+    /// The `websockets` server.
+    private static let websocketsScript = #"""
         import asyncio, ssl, sys
         try:
             from websockets.asyncio.server import serve, unix_serve
@@ -124,6 +155,9 @@ final class WebSocketPeer: Sendable {
         except ImportError:
             print("missing websockets", flush=True)
             sys.exit(0)
+
+        # The close codes of the connections to /raw/<hex>, as they end.
+        raw_close_codes = asyncio.Queue()
 
         def process_request(connection, request):
             if request.path == "/forbidden":
@@ -168,6 +202,10 @@ final class WebSocketPeer: Sendable {
                 elif path.startswith("/raw/"):
                     ws.transport.write(bytes.fromhex(path[len("/raw/"):]))
                     await ws.wait_closed()
+                    await raw_close_codes.put(ws.close_code)
+                elif path == "/raw-close-code":
+                    await ws.send(str(await raw_close_codes.get()))
+                    await ws.wait_closed()
                 elif path == "/subprotocol":
                     await ws.send(ws.subprotocol or "none")
                     await ws.wait_closed()
@@ -188,6 +226,100 @@ final class WebSocketPeer: Sendable {
                              process_request=process_request_slowly, select_subprotocol=select_subprotocol, ping_interval=None) as server:
                 print(server.sockets[0].getsockname()[1], flush=True)
                 await asyncio.Future()
+
+        asyncio.run(main())
+        """#
+
+    /// The aiohttp server: one handler for every path, each WebSocket prepared with `compress=True` (it then accepts
+    /// `permessage-deflate` when the client offers it) and no limit on a message's size.
+    private static let aiohttpScript = #"""
+        import asyncio, socket, ssl, sys
+        try:
+            from aiohttp import WSMsgType, web
+        except ImportError:
+            print("missing aiohttp", flush=True)
+            sys.exit(0)
+
+        # The close codes of the connections to /raw/<hex>, as they end.
+        raw_close_codes = asyncio.Queue()
+
+        def frame(opcode, payload):
+            # An unmasked frame of fewer than 126 bytes, as a server sends it.
+            return bytes([opcode, len(payload)]) + payload
+
+        async def drain(ws):
+            async for _ in ws:
+                pass
+
+        async def handler(request):
+            path = request.path
+            if path == "/forbidden":
+                return web.Response(status=403, text="forbidden\n")
+            if path == "/slow-handshake":
+                await asyncio.sleep(3600)
+            ws = web.WebSocketResponse(compress=True, max_msg_size=0, protocols=("chat.v2",),
+                                       autoping=path != "/ping")
+            await ws.prepare(request)
+            if path == "/echo":
+                async for message in ws:
+                    if message.type == WSMsgType.TEXT:
+                        await ws.send_str(message.data)
+                    elif message.type == WSMsgType.BINARY:
+                        await ws.send_bytes(message.data)
+            elif path == "/fragments":
+                request.transport.write(frame(0x01, b"frag") + frame(0x00, b"mented ")
+                                        + frame(0x80, "text ✓".encode()))
+                request.transport.write(frame(0x02, b"\x00\x01") + frame(0x80, b"\x02"))
+                await ws.close()
+            elif path == "/ping":
+                await ws.ping(b"are you there")
+                async for message in ws:
+                    if message.type == WSMsgType.PONG:
+                        await ws.send_str("pong received")
+                    elif message.type == WSMsgType.PING:
+                        await ws.pong(message.data)
+            elif path.startswith("/close/"):
+                code = int(path[len("/close/"):])
+                await ws.close(code=code, message=b"bye %d" % code)
+            elif path == "/drop":
+                await ws.send_str("dropping")
+                request.transport.abort()
+            elif path == "/authorization":
+                await ws.send_str(request.headers.get("Authorization", "none"))
+                await drain(ws)
+            elif path == "/subprotocol":
+                await ws.send_str(ws.ws_protocol or "none")
+                await drain(ws)
+            elif path == "/mute":
+                request.transport.pause_reading()
+                await asyncio.sleep(3600)
+            elif path.startswith("/raw/"):
+                request.transport.write(bytes.fromhex(path[len("/raw/"):]))
+                await drain(ws)
+                await raw_close_codes.put(ws.close_code)
+            elif path == "/raw-close-code":
+                await ws.send_str(str(await raw_close_codes.get()))
+                await drain(ws)
+            return ws
+
+        async def main():
+            app = web.Application()
+            app.router.add_get("/{tail:.*}", handler)
+            runner = web.AppRunner(app, handle_signals=False, access_log=None)
+            await runner.setup()
+            if len(sys.argv) > 2 and sys.argv[1] == "--unix":
+                await web.UnixSite(runner, sys.argv[2]).start()
+                print(0, flush=True)
+            else:
+                context = None
+                if len(sys.argv) > 2:
+                    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                    context.load_cert_chain(sys.argv[1], sys.argv[2])
+                listener = socket.socket()
+                listener.bind(("127.0.0.1", 0))
+                await web.SockSite(runner, listener, ssl_context=context).start()
+                print(listener.getsockname()[1], flush=True)
+            await asyncio.Future()
 
         asyncio.run(main())
         """#

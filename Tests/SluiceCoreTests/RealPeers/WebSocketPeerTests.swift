@@ -3,62 +3,117 @@ import Foundation
 import SluiceCore
 import Testing
 
-/// Sluice's WebSocket client against Python's `websockets` server, over TCP and over TLS.
+/// Sluice's WebSocket client against two servers no one here wrote, Python's `websockets` and aiohttp, over TCP and
+/// over TLS, with and without `permessage-deflate`.
 @Suite struct WebSocketPeerTests {
-    enum Kind: String, CaseIterable, Sendable {
+    /// How the client reaches the server.
+    enum Channel: String, CaseIterable, Sendable {
         case tcp
         case tls
     }
 
-    /// A server of the kind and a performer that reaches it, or `nil` when the peer is missing and not required.
-    static func start(_ kind: Kind) async throws -> (WebSocketPeer, SocketRequestPerformer)? {
-        switch kind {
+    /// A server, how it is reached, and whether the client offers `permessage-deflate`.
+    struct Setup: Sendable, CustomTestStringConvertible {
+        var kind: WebSocketPeer.Kind
+        var channel: Channel
+        var compression: Bool
+
+        var testDescription: String { "\(kind) over \(channel)\(compression ? ", compressed" : "")" }
+
+        /// Every server, over TCP and TLS, with and without compression.
+        static let all = WebSocketPeer.Kind.allCases.flatMap { kind in
+            Channel.allCases.flatMap { channel in
+                [false, true].map { Setup(kind: kind, channel: channel, compression: $0) }
+            }
+        }
+    }
+
+    /// A server of the kind and a performer that reaches it over the channel, through the proxies given, or `nil`
+    /// when the peer is missing and not required.
+    static func start(
+        _ kind: WebSocketPeer.Kind = .websockets,
+        _ channel: Channel,
+        proxies: ProxySettings = .none
+    ) async throws -> (WebSocketPeer, SocketRequestPerformer)? {
+        switch channel {
         case .tcp:
-            guard let peer = try await WebSocketPeer.start() else { return nil }
-            return (peer, SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback())))
+            guard let peer = try await WebSocketPeer.start(kind) else { return nil }
+            return (peer, SocketRequestPerformer(configuration: .init(proxies: proxies, fallback: NoFallback())))
         case .tls:
             guard TestPKI.shared != nil || NginxServer.isRequired else { return nil }
             let pki = try requirePKI()
-            guard let peer = try await WebSocketPeer.start(tls: (pki.good.chain, pki.good.key)) else { return nil }
+            guard let peer = try await WebSocketPeer.start(kind, tls: (pki.good.chain, pki.good.key)) else {
+                return nil
+            }
             var tls = TLSConfiguration()
             tls.additionalTrustRoots = [.file(pki.root.path)]
             let performer = SocketRequestPerformer(
-                configuration: .init(tls: tls, proxies: .none, fallback: NoFallback())
+                configuration: .init(tls: tls, proxies: proxies, fallback: NoFallback())
             )
             try #require(performer.handlesHTTPS, "\(SocketRequestPerformer.httpsUnavailableReason ?? "")")
             return (peer, performer)
         }
     }
 
-    @Test(arguments: Kind.allCases, [false, true])
-    func echoesTextAndBinaryFromEmptyToMebibytes(kind: Kind, compression: Bool) async throws {
-        guard let (peer, performer) = try await Self.start(kind) else { return }
+    /// A WebSocket open to a server, with the server and the performer: the server runs as long as it is kept.
+    struct Session {
+        let peer: WebSocketPeer
+        let performer: SocketRequestPerformer
+        let socket: WebSocket
+    }
+
+    /// A server of the setup's kind and channel, and a WebSocket to one of its paths, offering compression as the
+    /// setup says; `nil` when the peer is missing and not required.
+    static func open(_ path: String, _ setup: Setup) async throws -> Session? {
+        guard let (peer, performer) = try await start(setup.kind, setup.channel) else { return nil }
         let socket = try await performer.webSocket(
-            peer.request("/echo"),
-            configuration: .init(compression: compression)
+            peer.request(path),
+            configuration: .init(compression: setup.compression)
         )
-        #expect(socket.compressesMessages == compression)
+        #expect(socket.compressesMessages == setup.compression)
+        return Session(peer: peer, performer: performer, socket: socket)
+    }
+
+    /// Messages of at most a size, the same bytes every time, that deflate does not shrink a hundredfold (past
+    /// ``WebSocket/Configuration/maximumDecompressionRatio``): binary from `sampleBytes`, which repeats only every
+    /// 65,521 bytes, beyond deflate's 32 KiB window, and text of ASCII, two- and three-byte scalars in the order of
+    /// those bytes, repeated every 128 KiB at most.
+    static func messages(of size: Int) -> (binary: WebSocket.Message, text: WebSocket.Message) {
+        let scalars: [Character] = ["a", "é", "✓"]
+        var block = ""
+        for byte in sampleBytes(min(size, 65_521)) {
+            let scalar = scalars[Int(byte) % scalars.count]
+            guard block.utf8.count + scalar.utf8.count <= min(size, 128 << 10) else { break }
+            block.append(scalar)
+        }
+        let text = block.isEmpty ? "" : String(repeating: block, count: size / block.utf8.count)
+        return (.binary(sampleBytes(size)), .text(text))
+    }
+
+    @Test(arguments: Setup.all)
+    func echoesTextAndBinaryFromEmptyToMebibytes(setup: Setup) async throws {
+        guard let session = try await Self.open("/echo", setup) else { return }
+        let socket = session.socket
         var iterator = socket.messages.makeAsyncIterator()
         for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20, 3 << 20] {
-            let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) })
-            try await socket.send(.binary(bytes))
-            #expect(try await iterator.next() == .binary(bytes), "\(size) bytes")
-            let text = String(repeating: "é✓a", count: size / 6)
-            try await socket.send(.text(text))
-            #expect(try await iterator.next() == .text(text), "\(text.utf8.count) bytes of text")
+            let (binary, text) = Self.messages(of: size)
+            try await socket.send(binary)
+            #expect(try await iterator.next() == binary, "\(size) bytes")
+            try await socket.send(text)
+            #expect(try await iterator.next() == text, "\(size) bytes of text")
         }
         await socket.close()
         #expect(try await iterator.next() == nil)
         #expect(socket.closeStatus?.code == .normalClosure)
-        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+        try await session.performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test(arguments: Kind.allCases)
-    func manyMessagesInFlightWithBackPressure(kind: Kind) async throws {
-        guard let (peer, performer) = try await Self.start(kind) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases, Channel.allCases)
+    func manyMessagesInFlightWithBackPressure(kind: WebSocketPeer.Kind, channel: Channel) async throws {
+        guard let (peer, performer) = try await Self.start(kind, channel) else { return }
         let socket = try await performer.webSocket(
             peer.request("/echo"),
-            configuration: .init(readAhead: 64 << 10, sendBuffer: 64 << 10, compression: kind == .tls)
+            configuration: .init(readAhead: 64 << 10, sendBuffer: 64 << 10, compression: channel == .tls)
         )
         let count = 200
         let payload = Data(repeating: 0x5A, count: 16 << 10)
@@ -80,8 +135,9 @@ import Testing
         #expect(received == count)
     }
 
-    @Test func echoesOverAUnixDomainSocket() async throws {
-        guard let peer = try await WebSocketPeer.start(onUnixSocket: true) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func echoesOverAUnixDomainSocket(kind: WebSocketPeer.Kind) async throws {
+        guard let peer = try await WebSocketPeer.start(kind, onUnixSocket: true) else { return }
         let path = try #require(peer.unixSocketPath)
         let performer = SocketRequestPerformer(
             configuration: .init(unixSocketPath: path, proxies: .none, fallback: NoFallback())
@@ -95,55 +151,59 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test(arguments: Kind.allCases, [false, true])
-    func reassemblesFragmentedMessages(kind: Kind, compression: Bool) async throws {
-        guard let (peer, performer) = try await Self.start(kind) else { return }
-        let socket = try await performer.webSocket(
-            peer.request("/fragments"),
-            configuration: .init(compression: compression)
-        )
+    @Test(arguments: Setup.all)
+    func reassemblesFragmentedMessages(setup: Setup) async throws {
+        guard let session = try await Self.open("/fragments", setup) else { return }
+        let socket = session.socket
         var messages: [WebSocket.Message] = []
         for try await message in socket.messages {
             messages.append(message)
         }
         #expect(messages == [.text("fragmented text ✓"), .binary(Data([0, 1, 2]))])
         #expect(socket.closeStatus?.code == .normalClosure)
+        try await session.performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test(arguments: Kind.allCases)
-    func answersTheServersPing(kind: Kind) async throws {
-        guard let (peer, performer) = try await Self.start(kind) else { return }
-        let socket = try await performer.webSocket(peer.request("/ping"))
+    @Test(arguments: Setup.all)
+    func answersTheServersPing(setup: Setup) async throws {
+        guard let session = try await Self.open("/ping", setup) else { return }
+        let socket = session.socket
         var iterator = socket.messages.makeAsyncIterator()
         #expect(try await iterator.next() == .text("pong received"))
         await socket.close(code: .goingAway, reason: "done")
         #expect(try await iterator.next() == nil)
+        try await session.performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test(arguments: [1000, 1001, 1003, 1008, 1011, 3000, 4999])
-    func closeCodesFromTheServer(code: Int) async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
-        let socket = try await performer.webSocket(peer.request("/close/\(code)"))
-        if code == 1000 || code == 1001 {
-            var iterator = socket.messages.makeAsyncIterator()
-            #expect(try await iterator.next() == nil)
-        } else {
-            let error = await #expect(throws: SluiceError.self) {
-                for try await _ in socket.messages {}
+    @Test(arguments: Setup.all)
+    func closeCodesFromTheServer(setup: Setup) async throws {
+        guard let (peer, performer) = try await Self.start(setup.kind, setup.channel) else { return }
+        for code in [1000, 1001, 1003, 1008, 1011, 3000, 4999] {
+            let socket = try await performer.webSocket(
+                peer.request("/close/\(code)"),
+                configuration: .init(compression: setup.compression)
+            )
+            if code == 1000 || code == 1001 {
+                var iterator = socket.messages.makeAsyncIterator()
+                #expect(try await iterator.next() == nil)
+            } else {
+                let error = await #expect(throws: SluiceError.self) {
+                    for try await _ in socket.messages {}
+                }
+                let name = WebSocket.CloseCode(rawValue: UInt16(code))
+                #expect(error?.message == "the server closed the WebSocket with \(name): bye \(code)")
+                #expect(error?.code == .close)
             }
-            let name = WebSocket.CloseCode(rawValue: UInt16(code))
-            #expect(error?.message == "the server closed the WebSocket with \(name): bye \(code)")
-            #expect(error?.code == .close)
+            #expect(socket.closeStatus?.code?.rawValue == UInt16(code))
+            #expect(socket.closeStatus?.reason == "bye \(code)")
         }
-        #expect(socket.closeStatus?.code?.rawValue == UInt16(code))
-        #expect(socket.closeStatus?.reason == "bye \(code)")
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aServerThatClosesWithoutAClosingFrame(kind: Kind) async throws {
-        guard let (peer, performer) = try await Self.start(kind) else { return }
-        let socket = try await performer.webSocket(peer.request("/drop"))
+    @Test(arguments: Setup.all)
+    func aServerThatClosesWithoutAClosingFrame(setup: Setup) async throws {
+        guard let session = try await Self.open("/drop", setup) else { return }
+        let socket = session.socket
         var iterator = socket.messages.makeAsyncIterator()
         #expect(try await iterator.next() == .text("dropping"))
         let error = await #expect(throws: SluiceError.self) { try await iterator.next() }
@@ -152,11 +212,12 @@ import Testing
             error?.message == "the server closed the connection without a closing frame (1006, abnormal closure)"
         )
         await #expect(throws: SluiceError.self) { try await socket.send(.text("too late")) }
-        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+        try await session.performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test func handshakeCarriesTheRequestsHeadersAndSubprotocols() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func handshakeCarriesTheRequestsHeadersAndSubprotocols(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         var request = peer.request("/authorization")
         request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
         let socket = try await performer.webSocket(request)
@@ -171,8 +232,9 @@ import Testing
         await chosen.close()
     }
 
-    @Test func aServerThatDoesNotUpgradeFailsTheHandshake() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func aServerThatDoesNotUpgradeFailsTheHandshake(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         let error = await #expect(throws: SluiceError.self) {
             _ = try await performer.webSocket(peer.request("/forbidden"))
         }
@@ -190,8 +252,9 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test func aHandshakeWithoutAnAnswerTimesOut() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func aHandshakeWithoutAnAnswerTimesOut(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         let error = await #expect(throws: SluiceError.self) {
             _ = try await performer.webSocket(
                 peer.request("/slow-handshake"),
@@ -204,8 +267,9 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test func framesThatBreakTheProtocolFailTheReader() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func framesThatBreakTheProtocolFailTheReader(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         let prefix = "invalid WebSocket frame from the server at byte 0"
         // A reserved opcode; then the first fragment of a text message with invalid UTF-8, which fails before the
         // message ends.
@@ -228,8 +292,9 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test func keepAlivePingsFailAServerThatStopsAnswering() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func keepAlivePingsFailAServerThatStopsAnswering(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         let socket = try await performer.webSocket(
             peer.request("/mute"),
             configuration: .init(pingInterval: .milliseconds(20), pingTimeout: .milliseconds(100))
@@ -243,8 +308,9 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test func cancellingTheOpeningTaskClosesTheConnection() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func cancellingTheOpeningTaskClosesTheConnection(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         let opening = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await performer.webSocket(peer.request("/slow-handshake"))
@@ -256,8 +322,9 @@ import Testing
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 
-    @Test func cancellingTheReaderClosesTheConnection() async throws {
-        guard let (peer, performer) = try await Self.start(.tcp) else { return }
+    @Test(arguments: WebSocketPeer.Kind.allCases)
+    func cancellingTheReaderClosesTheConnection(kind: WebSocketPeer.Kind) async throws {
+        guard let (peer, performer) = try await Self.start(kind, .tcp) else { return }
         let socket = try await performer.webSocket(peer.request("/echo"))
         let reader = Task {
             for try await _ in socket.messages {}

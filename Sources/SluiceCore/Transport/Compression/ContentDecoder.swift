@@ -47,6 +47,21 @@ package final class ContentDecoder {
     /// any sensible bound, and holding it costs nothing.
     package static let ratioFloor = 64 << 10
 
+    /// Whether decoded bytes pass a ratio bound, as a decompression bomb's do.
+    ///
+    /// They pass it when there are more than ``ratioFloor`` of them, and at least `ratio` for each byte received. The
+    /// one test of a bomb, for content codings and `permessage-deflate` alike.
+    ///
+    /// - Parameters:
+    ///   - ratio: The most decoded bytes for each encoded byte, or `nil` for no bound.
+    ///   - decoded: The decoded bytes so far.
+    ///   - received: The encoded bytes they came from.
+    /// - Returns: Whether to refuse the rest.
+    package static func exceedsRatio(_ ratio: Int?, decoded: Int, received: Int) -> Bool {
+        guard let ratio else { return false }
+        return decoded > ratioFloor && decoded / max(1, ratio) >= max(1, received)
+    }
+
     /// The codings, as applied.
     let codings: [ContentCoding]
     private let limits: ContentDecoding
@@ -141,7 +156,7 @@ package final class ContentDecoder {
                     "the response body is more than \(limit) bytes once its \(codingsName) coding is decoded (from \(bytesIn) bytes received), more than the limit of \(limit) bytes"
             )
         }
-        if let ratio = limits.maximumRatio, bytesOut > Self.ratioFloor, bytesOut / ratio >= max(1, bytesIn) {
+        if let ratio = limits.maximumRatio, Self.exceedsRatio(ratio, decoded: bytesOut, received: bytesIn) {
             throw SluiceError(
                 .transport,
                 message:

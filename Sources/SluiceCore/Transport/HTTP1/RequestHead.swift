@@ -123,9 +123,15 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// pooled apart.
     var proxy: Proxy?
 
+    /// Whether connections to it go through a `CONNECT` tunnel even without TLS.
+    ///
+    /// Without it, requests to an HTTP proxy go in absolute form; a WebSocket's `ws://` sets it, since its connection,
+    /// once upgraded, is the WebSocket's own. Such connections are never pooled with the absolute-form ones.
+    var tunnelsWithoutTLS = false
+
     /// Whether requests go to an HTTP proxy in absolute form, rather than through a tunnel or directly: `http://`
-    /// through an HTTP proxy.
-    var sendsAbsoluteForm: Bool { proxy?.kind == .http && !usesTLS }
+    /// through an HTTP proxy, unless ``tunnelsWithoutTLS``.
+    var sendsAbsoluteForm: Bool { proxy?.kind == .http && !usesTLS && !tunnelsWithoutTLS }
 
     /// The value of the `Host` field for requests to the origin.
     var hostField: String {

@@ -74,6 +74,8 @@ package struct PerMessageDeflate: Equatable, Sendable {
     package struct Refusal: Error {
         /// What was wrong.
         package var reason: String
+        /// Whether a message passed a bound on what it decompresses to (close code 1009) rather than being invalid.
+        package var exceedsBound = false
     }
 }
 
@@ -128,7 +130,7 @@ final class MessageDeflateCodec {
     func compress(_ payload: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(payload.count / 2 + 64)
-        _ = run(payload, flush: Int32(SLUICE_Z_SYNC_FLUSH), limit: .max, into: &output)
+        _ = run(payload, flush: Int32(SLUICE_Z_SYNC_FLUSH), bound: nil, into: &output)
         if output.suffix(4).elementsEqual(Self.tail) {
             output.removeLast(4)
         }
@@ -148,12 +150,15 @@ final class MessageDeflateCodec {
     /// - Parameters:
     ///   - payload: The compressed bytes.
     ///   - limit: The most bytes it may decompress to.
+    ///   - maximumRatio: The most bytes it may decompress to for each compressed byte, once past
+    ///     ``ContentDecoder/ratioFloor``, or `nil` for no bound.
     /// - Returns: The message.
-    /// - Throws: A ``PerMessageDeflate/Refusal`` when the bytes are not deflate or pass the limit.
-    func decompress(_ payload: Data, limit: Int) throws(PerMessageDeflate.Refusal) -> Data {
+    /// - Throws: A ``PerMessageDeflate/Refusal`` when the bytes are not deflate or pass the limit or the ratio.
+    func decompress(_ payload: Data, limit: Int, maximumRatio: Int?) throws(PerMessageDeflate.Refusal) -> Data {
         var output: [UInt8] = []
         let input = Array(payload) + Self.tail
-        if let failure = run(input, flush: Int32(SLUICE_Z_SYNC_FLUSH), limit: limit, into: &output) {
+        let bound = Bound(size: limit, ratio: maximumRatio, received: payload.count)
+        if let failure = run(input, flush: Int32(SLUICE_Z_SYNC_FLUSH), bound: bound, into: &output) {
             throw failure
         }
         if resetsEachMessage {
@@ -162,11 +167,36 @@ final class MessageDeflateCodec {
         return Data(output)
     }
 
-    /// Runs zlib over all of the input, appending its output, and stops past the limit.
+    /// What a message may decompress to: at most a size, and at most a ratio of the compressed bytes received.
+    private struct Bound {
+        var size: Int
+        var ratio: Int?
+        var received: Int
+
+        /// Why output of this many bytes is refused, or `nil` while it is within the bound.
+        func refusal(_ produced: Int) -> PerMessageDeflate.Refusal? {
+            if produced > size {
+                return PerMessageDeflate.Refusal(
+                    reason: "inflates to more than \(size) bytes, the limit",
+                    exceedsBound: true
+                )
+            }
+            if let ratio, ContentDecoder.exceedsRatio(ratio, decoded: produced, received: received) {
+                return PerMessageDeflate.Refusal(
+                    reason:
+                        "expands more than \(ratio) times, a likely decompression bomb: \(produced) bytes decompressed from \(received) bytes received; the bound is the WebSocket's maximumDecompressionRatio",
+                    exceedsBound: true
+                )
+            }
+            return nil
+        }
+    }
+
+    /// Runs zlib over all of the input, appending its output, and stops past the bound, if any.
     private func run(
         _ input: [UInt8],
         flush: Int32,
-        limit: Int,
+        bound: Bound?,
         into output: inout [UInt8]
     ) -> PerMessageDeflate
         .Refusal?
@@ -186,8 +216,8 @@ final class MessageDeflateCodec {
                     return (result, out.count - Int(stream.avail_out))
                 }
                 output.append(contentsOf: buffer[0..<produced])
-                if output.count > limit {
-                    return PerMessageDeflate.Refusal(reason: "inflates to more than \(limit) bytes, the limit")
+                if let refusal = bound?.refusal(output.count) {
+                    return refusal
                 }
                 switch Int(result) {
                 case SLUICE_Z_OK, SLUICE_Z_BUF_ERROR:
@@ -211,6 +241,7 @@ extension WebSocketFrameParser {
     /// A decompressor of the server's messages with context takeover, as a parser under `permessage-deflate` uses
     /// it, for the fuzzer; `nil` where zlib cannot be loaded.
     package static func fuzzingInflater() -> ((Data, Int) throws(PerMessageDeflate.Refusal) -> Data)? {
+        let ratio = WebSocket.Configuration().maximumDecompressionRatio
         guard case .success(let zlib) = ZLib.shared,
             let codec = try? MessageDeflateCodec(
                 zlib: zlib,
@@ -219,6 +250,8 @@ extension WebSocketFrameParser {
                 resetsEachMessage: false
             )
         else { return nil }
-        return { (payload, limit) throws(PerMessageDeflate.Refusal) in try codec.decompress(payload, limit: limit) }
+        return { (payload, limit) throws(PerMessageDeflate.Refusal) in
+            try codec.decompress(payload, limit: limit, maximumRatio: ratio)
+        }
     }
 }

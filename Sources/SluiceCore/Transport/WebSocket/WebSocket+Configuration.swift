@@ -28,8 +28,17 @@ extension WebSocket {
         /// `false` by default.
         ///
         /// Where zlib cannot be loaded it is not offered. A compressed message from the server may decompress to at
-        /// most ``maximumMessageSize`` bytes; its text is checked as UTF-8 once decompressed, at its end.
+        /// most ``maximumMessageSize`` bytes, and at most ``maximumDecompressionRatio`` times its compressed size; its
+        /// text is checked as UTF-8 once decompressed, at its end.
         public var compression: Bool
+        /// The most a compressed message from the server may expand, as a multiple of its compressed size, once it has
+        /// decompressed to more than 64 KiB; 100 by default, or `nil` for no bound but ``maximumMessageSize``.
+        ///
+        /// The bound the HTTP transport holds response bodies to
+        /// (``SocketRequestPerformer/Configuration/maximumDecompressionRatio``): a message that expands more fails the
+        /// reader with a ``SluiceError`` of the frame stage naming the ratio and the bytes in and out, and the
+        /// connection closes with 1009 (message too big).
+        public var maximumDecompressionRatio: Int?
 
         /// Creates a configuration; every parameter has the default its property documents.
         ///
@@ -43,6 +52,7 @@ extension WebSocket {
         ///   - pingTimeout: How long the server has to answer a keep-alive ping.
         ///   - closeTimeout: How long the server has to finish the closing handshake.
         ///   - compression: Whether `permessage-deflate` is offered.
+        ///   - maximumDecompressionRatio: The most a compressed message may expand, or `nil` for no bound.
         public init(
             maximumFrameSize: Int = 16 << 20,
             maximumMessageSize: Int = 16 << 20,
@@ -52,7 +62,8 @@ extension WebSocket {
             pingInterval: Duration? = nil,
             pingTimeout: Duration = .seconds(20),
             closeTimeout: Duration = .seconds(10),
-            compression: Bool = false
+            compression: Bool = false,
+            maximumDecompressionRatio: Int? = 100
         ) {
             self.maximumFrameSize = max(125, maximumFrameSize)
             self.maximumMessageSize = max(0, maximumMessageSize)
@@ -63,6 +74,7 @@ extension WebSocket {
             self.pingTimeout = pingTimeout
             self.closeTimeout = closeTimeout
             self.compression = compression
+            self.maximumDecompressionRatio = maximumDecompressionRatio.map { max(1, $0) }
         }
     }
 }

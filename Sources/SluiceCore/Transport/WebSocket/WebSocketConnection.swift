@@ -162,13 +162,14 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
             windowBits: max(9, deflate.clientMaxWindowBits),
             resetsEachMessage: deflate.clientNoContextTakeover
         )
+        let ratio = configuration.maximumDecompressionRatio
         frameParser = WebSocketFrameParser(
             limits: .init(
                 maximumFrameSize: configuration.maximumFrameSize,
                 maximumMessageSize: configuration.maximumMessageSize
             ),
             inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
-                try inflater.decompress(payload, limit: limit)
+                try inflater.decompress(payload, limit: limit, maximumRatio: ratio)
             }
         )
     }

@@ -75,7 +75,7 @@ package struct WebSocketFrameParser {
     private var utf8 = UTF8Validator()
 
     /// The code to close the connection with after the last violation: 1002 for a protocol error, 1007 for invalid
-    /// UTF-8, 1009 for a frame or message over the limits.
+    /// UTF-8, 1009 for a frame or message over the limits (or a compressed one that decompresses past them).
     package private(set) var closeCode: UInt16 = 1002
 
     /// Creates a parser at the start of a connection's frames.
@@ -300,7 +300,7 @@ package struct WebSocketFrameParser {
             do {
                 bytes = try inflate(bytes, limits.maximumMessageSize)
             } catch {
-                closeCode = error.reason.contains("the limit") ? 1009 : 1007
+                closeCode = error.exceedsBound ? 1009 : 1007
                 throw violation("the compressed \(opcode) message \(error.reason) (RFC 7692, section 6.2)")
             }
             if opcode == .text {

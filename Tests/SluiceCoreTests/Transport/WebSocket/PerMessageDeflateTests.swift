@@ -72,7 +72,7 @@ import Testing
             var parser = WebSocketFrameParser(
                 limits: .init(maximumFrameSize: 1_000, maximumMessageSize: 1_000),
                 inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
-                    try codec.decompress(payload, limit: limit)
+                    try codec.decompress(payload, limit: limit, maximumRatio: nil)
                 }
             )
             var events: [WebSocketFrameParser.Event] = []
@@ -90,7 +90,7 @@ import Testing
         let messages = [[UInt8](), Array("hello hello hello".utf8), (0..<200_000).map { UInt8($0 % 251) }]
         for message in messages + messages {
             let compressed = deflater.compress(message)
-            #expect(try inflater.decompress(Data(compressed), limit: 1 << 20) == Data(message))
+            #expect(try inflater.decompress(Data(compressed), limit: 1 << 20, maximumRatio: nil) == Data(message))
         }
     }
 
@@ -104,7 +104,7 @@ import Testing
         var parser = WebSocketFrameParser(
             limits: .init(maximumFrameSize: 1 << 16, maximumMessageSize: 100_000),
             inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
-                try inflater.decompress(payload, limit: limit)
+                try inflater.decompress(payload, limit: limit, maximumRatio: nil)
             }
         )
         let error = #expect(throws: SluiceError.self) {
@@ -128,5 +128,50 @@ import Testing
             continuation?.message
                 == "invalid WebSocket frame from the server at byte 3: a continuation frame sets RSV1, which permessage-deflate allows on a message's first frame only (RFC 7692, section 6)"
         )
+    }
+
+    /// A message that expands past the ratio bound fails once its output passes 64 KiB and the ratio, long before the
+    /// size limit, with 1009 and the ratio and the bytes in and out named; under a looser bound it inflates whole.
+    @Test func boundsTheRatioAMessageExpandsBy() throws {
+        let zlib = try Self.zlib()
+        let deflater = try MessageDeflateCodec(zlib: zlib, compresses: true, windowBits: 15, resetsEachMessage: false)
+        let bomb = deflater.compress([UInt8](repeating: 0, count: 4 << 20))
+        let frame: [UInt8] = [0xC2, 126, UInt8(bomb.count >> 8), UInt8(bomb.count & 0xFF)] + bomb
+        for ratio in [100, 10_000] {
+            let inflater = try MessageDeflateCodec(
+                zlib: zlib,
+                compresses: false,
+                windowBits: 15,
+                resetsEachMessage: false
+            )
+            var parser = WebSocketFrameParser(
+                limits: .init(maximumFrameSize: 1 << 16, maximumMessageSize: 16 << 20),
+                inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
+                    try inflater.decompress(payload, limit: limit, maximumRatio: ratio)
+                }
+            )
+            if ratio == 10_000 {
+                var events: [WebSocketFrameParser.Event] = []
+                try frame.withUnsafeBytes { try parser.parse($0) { events.append($0) } }
+                #expect(events == [.binary(Data(count: 4 << 20))])
+                continue
+            }
+            let error = #expect(throws: SluiceError.self) {
+                try frame.withUnsafeBytes { try parser.parse($0) { _ in } }
+            }
+            let message = try #require(error?.message)
+            let prefix =
+                "invalid WebSocket frame from the server at byte 0: the compressed binary message expands more than 100 times, a likely decompression bomb: "
+            let decoded = try #require(Int(message.dropFirst(prefix.count).prefix { $0 != " " }))
+            #expect(
+                message
+                    == prefix
+                    + "\(decoded) bytes decompressed from \(bomb.count) bytes received; the bound is the WebSocket's maximumDecompressionRatio (RFC 7692, section 6.2)"
+            )
+            #expect(decoded > ContentDecoder.ratioFloor && decoded >= 100 * bomb.count)
+            #expect(decoded <= 100 * bomb.count + (64 << 10))
+            #expect(error?.stage == .frame)
+            #expect(parser.closeCode == 1009)
+        }
     }
 }
