@@ -67,7 +67,8 @@ public struct AuthenticatingPerformer: WrappingPerformer {
     /// Opens a WebSocket with the credential; when the server refuses the handshake with 401, refreshes it (once for
     /// all concurrent requests) and tries the handshake once more.
     ///
-    /// The rules are those of ``perform(_:)``.
+    /// Which handshakes carry the credential follows the rules of ``perform(_:)``. The credential is noted in the
+    /// current request's context when there is one (through a client, always), so that logs and errors hide it.
     ///
     /// - Parameters:
     ///   - request: The handshake's request.

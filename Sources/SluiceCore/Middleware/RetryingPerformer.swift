@@ -82,7 +82,23 @@ public struct RetryingPerformer: WrappingPerformer {
         configuration: WebSocket.Configuration
     ) async throws -> WebSocket {
         let context = RequestContext.current ?? RequestContext(request: request)
-        let outcome = try await attempts(of: request, in: context) { attempt in
+        let outcome = try await context.withCurrent {
+            try await handshakeAttempts(request, protocols: protocols, configuration: configuration, in: context)
+        }
+        switch outcome {
+        case .opened(let socket): return socket
+        case .refused(let error): throw error
+        }
+    }
+
+    /// The handshake's attempts, in the context the inner performers see.
+    private func handshakeAttempts(
+        _ request: URLRequest,
+        protocols: [String],
+        configuration: WebSocket.Configuration,
+        in context: RequestContext
+    ) async throws -> HandshakeOutcome {
+        try await attempts(of: request, in: context) { attempt in
             do {
                 return HandshakeOutcome.opened(
                     try await base.webSocket(attempt, protocols: protocols, configuration: configuration)
@@ -90,10 +106,6 @@ public struct RetryingPerformer: WrappingPerformer {
             } catch let error as SluiceError where error.code == .handshake && error.response != nil {
                 return HandshakeOutcome.refused(error)
             }
-        }
-        switch outcome {
-        case .opened(let socket): return socket
-        case .refused(let error): throw error
         }
     }
 

@@ -21,8 +21,9 @@
 /// A performer returns responses of every status; the client decides which are acceptable. It throws only when
 /// there is no response: the connection failed, the task was cancelled, a limit was exceeded.
 ///
-/// The stage has two forms. ``perform(_:)`` returns the whole response; ``stream(_:)`` returns as soon as the head
-/// has arrived, with the body as an ``HTTPBody`` of chunks that arrive as they are read. A performer that implements
+/// The stage has three forms. ``perform(_:)`` returns the whole response; ``stream(_:)`` returns as soon as the head
+/// has arrived, with the body as an ``HTTPBody`` of chunks that arrive as they are read; and
+/// ``webSocket(_:protocols:configuration:)`` runs a WebSocket's opening handshake. A performer that implements
 /// only ``perform(_:)`` still streams: the default ``stream(_:)`` hands out its whole body as one chunk. A decorator
 /// implements both, so that a streamed request passes through it too; see <doc:StreamedResponses>.
 public protocol RequestPerformer: Sendable {
@@ -92,7 +93,7 @@ extension RequestPerformer {
         throw SluiceError(
             .handshake,
             message:
-                "\(Self.self) does not open WebSockets; a performer that wraps another passes them on when it conforms to WrappingPerformer",
+                "\(Self.self) does not open WebSockets (a decorator passes them on to the performer it wraps when it conforms to WrappingPerformer)",
             request: request
         )
     }
@@ -113,6 +114,9 @@ extension RequestPerformer {
 ///
 /// Conforming is how a decorator of yours lets WebSockets through: its handshakes go to the base performer unless it
 /// implements ``RequestPerformer/webSocket(_:protocols:configuration:)`` itself (to add a header to the handshake, say).
+/// Such an implementation must match the requirement exactly, its three parameters and `async throws` included, and be
+/// declared on the type that conforms (not on a subclass): otherwise this default answers and the implementation is
+/// never called.
 ///
 /// ```swift
 /// struct UserAgentPerformer: WrappingPerformer {

@@ -51,7 +51,8 @@ extension NetworkRequestPerformer {
                 .timedOut,
                 stage: .handshake,
                 message: "the server did not answer the WebSocket handshake within \(configuration.handshakeTimeout)",
-                request: request
+                request: request,
+                underlyingError: URLError(.timedOut)
             )
         }
         return opened
@@ -191,7 +192,8 @@ final class URLSessionWebSocketChannel: WebSocketChannel {
 
     var closeStatus: (code: WebSocket.CloseCode?, reason: String)? {
         let code = task.closeCode
-        guard code != .invalid else { return nil }
+        // 1006 and 1015 are never sent in a closing frame: URLSession sets them for a connection that ended without one.
+        guard code != .invalid, code != .abnormalClosure, code.rawValue != 1015 else { return nil }
         let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
         return (
             code == .noStatusReceived ? nil : WebSocket.CloseCode(rawValue: UInt16(clamping: code.rawValue)), reason

@@ -5,7 +5,7 @@ public import SluiceCore
 /// client sent and how it closed.
 ///
 /// Answer a request with it through ``MockClient`` (``MockResponse/webSocket(_:)``) or ``StubPerformer``
-/// (``StubPerformer/init(webSocket:)``); each handshake opens a ``WebSocket`` that plays the script from its start
+/// (``StubPerformer/init(webSocket:)``); each handshake opens a `WebSocket` that plays the script from its start
 /// as the client reads:
 ///
 /// ```swift
@@ -18,7 +18,7 @@ public import SluiceCore
 ///
 /// The steps play in order, each when the client asks for its next message: a message is handed to the reader, a
 /// pause waits on the script's clock, ``Step/awaitMessage`` waits until the client has sent one more message, a close
-/// ends the messages (normally for 1000, 1001 or no code; with a ``SluiceError`` of the ``SluiceError/Code/close``
+/// ends the messages (normally for 1000, 1001 or no code; with a `SluiceError` of the `close`
 /// code for another, as a real server's would), and a failure ends them with its error. After the last step the
 /// server waits for the client to close. ``init(_:subprotocols:replies:clock:)`` can also answer each message the
 /// client sends, as an echo server does (``echo(subprotocols:)``); answers are read before the next step.
@@ -134,7 +134,7 @@ public final class MockWebSocket: Sendable {
     }
 }
 
-/// One play of a ``MockWebSocket``'s script, as the channel of a ``WebSocket``.
+/// One play of a ``MockWebSocket``'s script, as the channel of a `WebSocket`.
 private final class MockWebSocketChannel: WebSocketChannel {
     private enum Ending {
         case closedByServer(WebSocket.CloseCode?, String)

@@ -135,7 +135,7 @@ public final class StubPerformer: RequestPerformer {
     ///   - protocols: The subprotocols offered; the scripted server chooses the first it speaks.
     ///   - configuration: Not used: the scripted server sends whole messages.
     /// - Returns: The open WebSocket.
-    /// - Throws: ``SluiceError`` of the ``SluiceError/Code/handshake`` code with the HTTP response; what the
+    /// - Throws: `SluiceError` of the `handshake` code with the HTTP response; what the
     ///   closure throws.
     public func webSocket(
         _ request: URLRequest,
@@ -147,6 +147,11 @@ public final class StubPerformer: RequestPerformer {
             return socket.open(request, protocols: protocols)
         }
         let response = try await respond(request, index)
+        guard response.status.code != 101 else {
+            throw StubPerformerError(
+                "the stub answers 101 with no WebSocket to open: make it with StubPerformer(webSocket:) instead"
+            )
+        }
         throw SluiceError(
             .handshake,
             message:

@@ -26,6 +26,8 @@ import Testing
             case refuse(HTTPStatus, HTTPHeaders = [:])
             case open(MockWebSocket)
             case fail(URLError.Code)
+            /// What Sluice's transport throws when the server does not answer the handshake in time.
+            case timeOut
         }
 
         private let outcomes: Locked<[Outcome]>
@@ -61,6 +63,14 @@ import Testing
                 )
             case .fail(let code):
                 throw URLError(code)
+            case .timeOut:
+                throw SluiceError(
+                    .timedOut,
+                    stage: .handshake,
+                    message: "the server did not answer the WebSocket handshake within 30 s",
+                    request: request,
+                    underlyingError: URLError(.timedOut)
+                )
             case nil:
                 throw URLError(.resourceUnavailable)
             }
@@ -146,7 +156,7 @@ import Testing
         }
         #expect(
             plain?.message
-                == "HTTPOnly does not open WebSockets; a performer that wraps another passes them on when it conforms to WrappingPerformer"
+                == "HTTPOnly does not open WebSockets (a decorator passes them on to the performer it wraps when it conforms to WrappingPerformer)"
         )
     }
 
@@ -253,18 +263,32 @@ import Testing
     }
 
     @Test func theCacheAndDeduplicationPassTheHandshakeOn() async throws {
+        let cached = MockWebSocket.echo()
+        let base = Handshakes([.open(cached)])
+        let socket = try await base.cached(in: HTTPCache()).webSocket(try request())
+        try await socket.send(.text("cached"))
+        #expect(try await socket.receive() == .text("cached"))
+
         let first = MockWebSocket.echo()
         let second = MockWebSocket.echo()
-        let base = Handshakes([.open(first), .open(second)])
-        let cached = base.cached(in: HTTPCache())
-        let deduplicated = base.deduplicated()
-        async let one = cached.webSocket(try request())
+        let shared = Handshakes([.open(first), .open(second)])
+        let deduplicated = shared.deduplicated()
+        async let one = deduplicated.webSocket(try request())
         async let two = deduplicated.webSocket(try request())
         let sockets = try await [one, two]
         for (index, socket) in sockets.enumerated() {
             try await socket.send(.text("\(index)"))
             #expect(try await socket.receive() == .text("\(index)"))
         }
-        #expect(base.requests.count == 2, "each caller has a WebSocket of its own")
+        #expect(shared.requests.count == 2, "identical handshakes in flight are never shared")
+        #expect(first.sentMessages.count == 1 && second.sentMessages.count == 1)
+    }
+
+    @Test func aTimedOutHandshakeIsRetried() async throws {
+        let server = MockWebSocket([.text("up")])
+        let base = Handshakes([.timeOut, .open(server)])
+        let socket = try await base.retrying(immediate, clock: clock).webSocket(try request())
+        #expect(try await socket.receive() == .text("up"))
+        #expect(base.requests.count == 2)
     }
 }

@@ -46,6 +46,27 @@ import Testing
         #expect(error?.request?.url?.path == "/forbidden")
     }
 
+    @Test func aHandshakeThatTimesOutIsRetriedByTheClientsPolicy() async throws {
+        guard let peer = try await WebSocketPeer.start() else { return }
+        let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
+        let client = APIClient(
+            requestPerformer: performer.retrying(RetryPolicy(maximumAttempts: 2, randomFraction: { 0 }))
+        )
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await client.webSocket(
+                PeerPath(base: peer.baseURL, path: "slow-handshake"),
+                protocols: [],
+                configuration: WebSocket.Configuration(handshakeTimeout: .milliseconds(200))
+            )
+        }
+        #expect(error?.attempts == 2)
+        #expect(
+            error?.message
+                == "the request failed after 2 attempts, the last with the server did not answer the WebSocket handshake within 0.2 seconds"
+        )
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+
     @Test func reconnectsAfterTheServerDropsTheConnection() async throws {
         guard let peer = try await WebSocketPeer.start() else { return }
         let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))

@@ -1,10 +1,12 @@
 import Foundation
 
-/// A WebSocket (RFC 6455) over Sluice's own transport: messages as an `AsyncSequence`, and ``send(_:)`` with
-/// back-pressure.
+/// A WebSocket (RFC 6455): messages as an `AsyncSequence`, and ``send(_:)`` with back-pressure.
 ///
-/// Open one from a request with ``SocketRequestPerformer/webSocket(_:protocols:configuration:)``, so that the
-/// request's own headers (authentication, cookies) go with the handshake:
+/// Open one through a client, so that its middleware applies to the handshake, with
+/// ``Client/webSocket(_:protocols:configuration:)``, or from a request with a performer's
+/// ``RequestPerformer/webSocket(_:protocols:configuration:)``: Sluice's own transport (``SocketRequestPerformer``)
+/// or URLSession's (``NetworkRequestPerformer``). What follows is the behaviour on Sluice's own transport; see
+/// ``NetworkRequestPerformer/webSocket(_:protocols:configuration:)`` for what differs on URLSession's.
 ///
 /// ```swift
 /// let performer = SocketRequestPerformer()
@@ -101,6 +103,11 @@ public final class WebSocket: Sendable {
     }
 
     deinit {
+        channel.abort()
+    }
+
+    /// Closes at once, as releasing the WebSocket does.
+    func abort() {
         channel.abort()
     }
 

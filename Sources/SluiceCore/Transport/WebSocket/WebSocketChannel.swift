@@ -2,7 +2,7 @@
 /// `URLSessionWebSocketTask`, or a script in tests.
 ///
 /// A ``WebSocket`` is a handle on one channel; a performer that opens WebSockets its own way makes a channel and
-/// returns ``WebSocket/init(channel:subprotocol:compressesMessages:)``. A channel is used from several tasks at
+/// returns ``WebSocket/init(channel:subprotocol:compressesMessages:response:)``. A channel is used from several tasks at
 /// once (one reading, others sending or closing), so every requirement must be safe to call concurrently.
 public protocol WebSocketChannel: Sendable {
     /// The next message from the server.
@@ -18,7 +18,8 @@ public protocol WebSocketChannel: Sendable {
     /// - Throws: ``SluiceError`` when the connection failed or is closing.
     func send(_ message: WebSocket.Message) async throws
 
-    /// Runs the closing handshake with a code and a reason, and returns once the connection is closed.
+    /// Starts the closing handshake with a code and a reason, and returns once the connection is closed, or, where the
+    /// channel cannot tell (URLSession's), once the closing frame is on its way.
     ///
     /// - Parameters:
     ///   - code: Why the client closes.

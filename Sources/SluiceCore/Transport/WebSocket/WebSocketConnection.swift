@@ -200,7 +200,8 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
                             stage: .handshake,
                             message:
                                 "the server did not answer the WebSocket handshake within \(configuration.handshakeTimeout)",
-                            request: request
+                            request: request,
+                            underlyingError: URLError(.timedOut)
                         )
                     )
                 }

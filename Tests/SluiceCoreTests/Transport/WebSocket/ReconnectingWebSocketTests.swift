@@ -131,9 +131,89 @@ import Testing
                 == "cannot send while the WebSocket is between two connections; onConnect runs on the next one"
         )
         await socket.close()
-        clock.advance(by: .seconds(1))
-        #expect(try await reading.value == nil, "closed by the client while waiting: no new connection is kept")
-        await #expect(throws: SluiceError.self) { try await socket.send(.text("late")) }
+        #expect(try await reading.value == nil, "the client's close ends the wait at once")
+        #expect(base.requests.count == 1, "no handshake after the client closed")
+        let late = await #expect(throws: SluiceError.self) { try await socket.send(.text("late")) }
+        #expect(late?.message == "cannot send on a WebSocket that is closed")
+    }
+
+    @Test func theBackoffKeepsGrowingForAServerThatGreetsThenDrops() async throws {
+        let clock = TestClock()
+        let server = MockWebSocket([.text("hi"), .failure(dropped)])
+        let base = Handshakes(Array(repeating: .open(server), count: 4))
+        let policy = RetryPolicy(
+            maximumAttempts: 3,
+            baseDelay: .seconds(1),
+            maximumDelay: .seconds(60),
+            randomFraction: { 1 }
+        )
+        let socket = try await APIClient(requestPerformer: base).webSocket(
+            ChatRoom(id: 1),
+            reconnecting: policy,
+            clock: clock
+        )
+        #expect(try await socket.receive() == .text("hi"))
+        for wait in [1, 2, 4] {
+            let reading = Task { try await socket.receive() }
+            await clock.waitForSleepers()
+            #expect(clock.sleepers == [clock.now.advanced(by: .seconds(wait))])
+            clock.advance(by: .seconds(wait))
+            #expect(try await reading.value == .text("hi"))
+        }
+        #expect(server.handshakes == 4)
+        await socket.close()
+    }
+
+    @Test func aServerThatKeepsGoingAwayEndsWithAnError() async throws {
+        let server = MockWebSocket([.close(.goingAway)])
+        let base = Handshakes(Array(repeating: .open(server), count: 5))
+        let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
+        let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
+        #expect(error?.code == .close)
+        #expect(error?.message == "the server closed the WebSocket with 1001 (going away)")
+        #expect(base.requests.count == 3)
+    }
+
+    @Test func aConnectionThatClosesDuringOnConnectIsTriedAgain() async throws {
+        let dropping = MockWebSocket([.failure(dropped)])
+        let steady = MockWebSocket([.awaitMessage, .text("subscribed")])
+        let base = Handshakes([.open(dropping), .open(steady), .open(steady)])
+        let connections = Locked(0)
+        let socket = try await APIClient(requestPerformer: base).webSocket(
+            ChatRoom(id: 1),
+            reconnecting: RetryPolicy(maximumAttempts: 4, randomFraction: { 0 })
+        ) { socket in
+            let connection = connections.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if connection == 2 {
+                // What sending on a connection the server closed right after its 101 (a 1012 restart) throws.
+                throw SluiceError(.close, message: "cannot send on a WebSocket that is closing or closed")
+            }
+            try await socket.send(.text("subscribe"))
+        }
+        #expect(try await socket.receive() == .text("subscribed"))
+        #expect(base.requests.count == 3)
+        #expect(steady.sentMessages == [.text("subscribe")])
+        await socket.close()
+    }
+
+    @Test func cancellingTheReaderDuringTheBackoffEndsWithoutANewConnection() async throws {
+        let clock = TestClock()
+        let server = MockWebSocket([.failure(dropped)])
+        let base = Handshakes([.open(server), .open(server)])
+        let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(1), randomFraction: { 1 })
+        let socket = try await APIClient(requestPerformer: base).webSocket(
+            ChatRoom(id: 1),
+            reconnecting: policy,
+            clock: clock
+        )
+        let reading = Task { try await socket.receive() }
+        await clock.waitForSleepers()
+        reading.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await reading.value }
+        #expect(base.requests.count == 1)
     }
 
     @Test func aFailingOnConnectFailsTheFirstHandshake() async throws {
