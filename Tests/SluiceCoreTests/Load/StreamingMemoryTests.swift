@@ -181,3 +181,40 @@ extension SoakTests {
         }
     }
 }
+
+extension SoakTests {
+    /// A reader that stays a little behind a WebSocket's server holds no more than the read-ahead: each message it
+    /// has read is let go at once, not kept until the reader catches up.
+    @Test func aSlowWebSocketReaderHoldsBoundedMemory() async throws {
+        guard let peer = try await WebSocketPeer.start() else { return }
+        let size = 64 << 10
+        let count = Int(StreamingMemoryTests.bodySize) / size
+        let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
+        let growth = try await StreamingMemoryTests.leastGrowth {
+            var received = 0
+            var failure: (any Error)?
+            let growth = await PeakMemory.growthAwaiting {
+                do {
+                    let socket = try await performer.webSocket(peer.request("/stream/\(count)/\(size)"))
+                    for try await message in socket.messages {
+                        guard case .binary(let data) = message else { continue }
+                        // Work on every byte, so that the reader falls behind a server on loopback.
+                        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                        for byte in data {
+                            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+                        }
+                        #expect(hash != 0)
+                        received += data.count
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            #expect(received == count * size)
+            return growth ?? 0
+        }
+        #expect(growth < StreamingMemoryTests.bound, "resident memory grew by \(growth >> 20) MiB")
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+}

@@ -22,6 +22,8 @@ import Testing
 /// - `/forbidden`: answers the handshake with 403 Forbidden.
 /// - `/slow-handshake`: never answers the handshake.
 /// - `/mute`: stops reading after the handshake, so that the client's pings go unanswered.
+/// - `/stream/<count>/<size>` (websockets only): sends `count` binary messages of `size` bytes as fast as the client
+///   takes them, then closes normally.
 /// - `/raw/<hex>`: writes the bytes the hex spells on the connection as they are (a frame that breaks RFC 6455),
 ///   then waits for the client to close.
 /// - `/raw-close-code`: sends, as text, the close code of the next connection to `/raw/<hex>` to end, once it has.
@@ -209,6 +211,12 @@ final class WebSocketPeer: Sendable {
                 elif path == "/subprotocol":
                     await ws.send(ws.subprotocol or "none")
                     await ws.wait_closed()
+                elif path.startswith("/stream/"):
+                    count, size = (int(part) for part in path[len("/stream/"):].split("/"))
+                    payload = bytes(index % 251 for index in range(size))
+                    for _ in range(count):
+                        await ws.send(payload)
+                    await ws.close()
             except ConnectionClosed:
                 pass
 

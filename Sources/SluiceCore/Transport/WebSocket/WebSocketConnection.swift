@@ -45,7 +45,10 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     private var outputOffset = 0
     private var writers: [(bytes: Int, continuation: CheckedContinuation<Void, any Error>)] = []
 
-    private var incoming: [WebSocket.Message] = []
+    /// The messages not yet read, from `incomingStart` on; a message read is dropped at once, and the slots before
+    /// `incomingStart` are removed once they are half the array, so that a reader a little behind holds no more than
+    /// the read-ahead.
+    private var incoming: [WebSocket.Message?] = []
     private var incomingStart = 0
     private var incomingBytes = 0
     private var paused = false
@@ -422,7 +425,10 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     }
 
     private func takeIncoming() -> WebSocket.Message {
-        let message = incoming[incomingStart]
+        guard let message = incoming[incomingStart] else {
+            preconditionFailure("a message was read twice")
+        }
+        incoming[incomingStart] = nil
         incomingStart += 1
         switch message {
         case .text(let text): incomingBytes -= text.utf8.count
@@ -430,6 +436,9 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
         }
         if incomingStart == incoming.count {
             incoming.removeAll(keepingCapacity: true)
+            incomingStart = 0
+        } else if incomingStart >= 64 && incomingStart * 2 >= incoming.count {
+            incoming.removeFirst(incomingStart)
             incomingStart = 0
         }
         if paused && incomingBytes < configuration.readAhead {
