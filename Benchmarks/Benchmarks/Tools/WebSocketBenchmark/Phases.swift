@@ -15,18 +15,20 @@ enum Mode: String, CaseIterable, Sendable {
     case echo
     /// Send messages as fast as the client takes them; the server counts them and answers the count at the end.
     case upload
-    /// The server streams messages as fast as the client reads them.
+    /// The server streams messages as fast as the client reads them, for a time a little longer than the phase.
     case download
 
     /// The server's path for the mode.
     ///
-    /// - Parameter size: The size of the messages.
+    /// - Parameters:
+    ///   - size: The size of the messages.
+    ///   - seconds: How long the server streams, for a download: longer than the client reads.
     /// - Returns: The path.
-    func path(size: Int) -> String {
+    func path(size: Int, seconds: Double) -> String {
         switch self {
         case .echo: "/echo"
         case .upload: "/sink"
-        case .download: "/stream/\(size)"
+        case .download: "/stream/\(size)/0/\(seconds)"
         }
     }
 }
@@ -120,7 +122,7 @@ func runPhase(
     case .download:
         _ = try await download(on: &connection, for: warmUp)
         let counted = try await timed { try await download(on: &connection, for: measured) }
-        try await stop(&connection)
+        try await drain(&connection)
         return counted
     }
 }
@@ -180,9 +182,10 @@ private func download(on connection: inout some PhaseConnection, for duration: D
     return count
 }
 
-/// Stops the server's stream and reads what it had sent until its `stopped`.
-func stop(_ connection: inout some PhaseConnection) async throws {
-    try await connection.sendText("stop")
+/// Reads the rest of the server's stream, until its `stopped`.
+///
+/// The client never writes while the server streams: a server busy writing may not read before it is done.
+func drain(_ connection: inout some PhaseConnection) async throws {
     while true {
         switch try await connection.receive() {
         case .text("stopped"): return

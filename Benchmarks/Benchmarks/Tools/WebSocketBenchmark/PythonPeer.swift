@@ -12,11 +12,15 @@ struct PythonScripts {
 
     /// The server, `server.py PORT`.
     ///
-    /// `/echo` echoes, `/sink` counts binary messages and answers the count on a text one, and `/stream/SIZE` sends
-    /// messages of SIZE bytes until it reads `stop`, then `stopped`. It offers permessage-deflate to clients that ask.
+    /// `/echo` echoes, `/sink` counts binary messages and answers the count on a text one, and
+    /// `/stream/SIZE/COUNT/SECONDS` sends messages of SIZE bytes until it has sent COUNT of them or SECONDS have passed
+    /// (0 for no limit), then `stopped`. It offers permessage-deflate to clients that ask.
     static let server = #"""
         import asyncio
+        import os
         import sys
+        import threading
+        import time
 
         from websockets.asyncio.server import serve
 
@@ -44,25 +48,17 @@ struct PythonScripts {
                     count += 1
 
 
-        async def stream(ws, size):
+        async def stream(ws, size, count, seconds):
             data = payload(size)
-            stopped = asyncio.Event()
-
-            async def watch():
-                async for message in ws:
-                    if message == "stop":
-                        stopped.set()
-                        return
-
-            watcher = asyncio.create_task(watch())
+            end = time.monotonic() + seconds
             sent = 0
-            while not stopped.is_set():
+            while (count == 0 or sent < count) and (seconds == 0 or sent % 64 or time.monotonic() < end):
                 await ws.send(data)
                 sent += 1
                 if sent % 64 == 0:
                     await asyncio.sleep(0)
             await ws.send("stopped")
-            await watcher
+            await ws.wait_closed()
 
 
         async def route(ws):
@@ -72,10 +68,13 @@ struct PythonScripts {
             elif path == "/sink":
                 await sink(ws)
             elif path.startswith("/stream/"):
-                await stream(ws, int(path[len("/stream/"):]))
+                size, count, seconds = path[len("/stream/"):].split("/")
+                await stream(ws, int(size), int(count), float(seconds))
 
 
         async def main():
+            # The tool that started the server has ended when its standard input does.
+            threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
             async with serve(route, "127.0.0.1", int(sys.argv[1]), max_size=None, compression="deflate"):
                 await asyncio.get_running_loop().create_future()
 
@@ -146,7 +145,6 @@ struct PythonScripts {
                         await ws.recv()
                         count += 1
                     elapsed, cpu_used = time.monotonic() - start, cpu() - cpu_start
-                    await ws.send("stop")
                     while await ws.recv() != "stopped":
                         pass
                 else:
@@ -182,6 +180,7 @@ struct PythonScripts {
         let process = Process()
         process.executableURL = python
         process.arguments = [directory.appendingPathComponent("server.py").path, String(port)]
+        process.standardInput = Pipe()
         try process.run()
         return process
     }

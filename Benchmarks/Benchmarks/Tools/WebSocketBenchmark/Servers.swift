@@ -50,6 +50,7 @@ func startOwnServer(port: UInt16) throws -> Process {
     let process = Process()
     process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     process.arguments = ["serve", String(port)]
+    process.standardInput = Pipe()
     try process.run()
     return process
 }

@@ -22,7 +22,7 @@ struct SlowReadResult: Sendable {
 /// Reads a stream of messages slowly until enough bytes came, sampling the resident memory.
 ///
 /// - Parameters:
-///   - connection: A WebSocket on the server's `/stream/SIZE` path.
+///   - connection: A WebSocket on the server's `/stream/SIZE/COUNT/0` path, which sends at least `total` bytes.
 ///   - total: How many bytes to read.
 ///   - pause: The pause after each message.
 /// - Returns: The bytes read, the time taken and the largest resident memory sampled.
@@ -49,7 +49,7 @@ func readSlowly(
         try await Task.sleep(for: pause)
     }
     let elapsed = seconds(ContinuousClock.now - start)
-    try await stop(&connection)
+    try await drain(&connection)
     return (bytes, elapsed, residentMaximum)
 }
 

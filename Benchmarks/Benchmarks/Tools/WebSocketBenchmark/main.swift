@@ -100,7 +100,8 @@ for serverName in serverNames {
     for mode in Mode.allCases {
         for size in sizes {
             for deflate in serverName == "nio" ? [false] : [false, true] {
-                let url = server.appendingPathComponent(String(mode.path(size: size).dropFirst()))
+                let streamed = seconds(warmUp + measured) + 1
+                let url = server.appendingPathComponent(String(mode.path(size: size, seconds: streamed).dropFirst()))
                 let phase = PhaseResult.Phase(server: serverName, mode: mode, size: size, deflate: deflate)
                 for client in PhaseResult.clients where selected("\(client) \(phase.name)") {
                     watchdog.begin("\(client) \(phase.name)", limit: phaseLimit)
@@ -141,7 +142,8 @@ for serverName in serverNames {
 
 var slowReads: [SlowReadResult] = []
 if slowBytes > 0, let server = streamingServer {
-    let url = server.appendingPathComponent("stream/\(64 << 10)")
+    let count = (slowBytes + (64 << 10) - 1) / (64 << 10)
+    let url = server.appendingPathComponent("stream/\(64 << 10)/\(count)/0")
     print("\nslow reader: \(slowBytes) B of 64 KiB messages from \(url), pausing \(slowPause) after each")
     for client in SwiftClient.allCases where selected("\(client.rawValue) slow") {
         watchdog.begin("\(client.rawValue) slow reader", limit: .seconds(3_600))
