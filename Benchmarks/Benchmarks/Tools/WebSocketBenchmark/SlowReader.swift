@@ -60,7 +60,7 @@ func readSlowly(
 func processMemory(_ field: String) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
     for line in status.split(separator: "\n") where line.hasPrefix("\(field):") {
-        let kilobytes = line.dropFirst(field.count + 1).split(separator: " ").first.flatMap { Int($0) }
+        let kilobytes = line.dropFirst(field.count + 1).split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
         return kilobytes.map { $0 * 1_024 }
     }
     return nil

@@ -34,6 +34,12 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "serve", let po
     runEchoServer(port: port)
 }
 
+/// Prints a line of progress at once, also into a file or a pipe.
+func show(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
 /// Reads a number of seconds from the environment.
 func setting(_ name: String, default value: Double) -> Duration {
     let text = ProcessInfo.processInfo.environment[name]
@@ -132,7 +138,7 @@ for serverName in serverNames {
                     }
                     watchdog.end()
                     let result = PhaseResult(client: client, phase: phase, counted: counted)
-                    print(result.rawLine)
+                    show(result.rawLine)
                     results.append(result)
                 }
             }
@@ -161,10 +167,10 @@ if slowBytes > 0, let server = streamingServer {
                 residentMaximum: read.residentMaximum,
                 residentPeak: processMemory("VmHWM") ?? 0
             )
-            print(result.rawLine)
+            show(result.rawLine)
             slowReads.append(result)
         } catch {
-            print("\(client.rawValue) slow reader failed: \(error)")
+            show("\(client.rawValue) slow reader failed: \(error)")
         }
         watchdog.end()
     }
