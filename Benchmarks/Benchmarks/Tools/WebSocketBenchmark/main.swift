@@ -14,9 +14,10 @@
 // is this process's user and system time over the window (the server's is not in it) divided by the messages; the
 // Python client reports its own over its window.
 //
-// Then the memory test: a slow Sluice reader (and a slow swift-websocket one, for comparison) reads a stream of
-// 64 KiB messages, pausing after each, while the server sends as fast as it can; the peak resident memory
-// (VmHWM, reset before the test) shows whether what is not yet read stays bounded.
+// First the memory test, before any phase has grown the process: a slow Sluice reader (and a slow swift-websocket
+// one, for comparison) reads a stream of 64 KiB messages, pausing after each, while the server (the SwiftNIO one
+// where it runs) sends as fast as it can; the peak resident memory (VmHWM, reset before each reader) shows whether
+// what is not yet read stays bounded.
 //
 // Settings, from the environment:
 // - `WEBSOCKET_BENCH_SECONDS`: the measured window of each phase; 3 by default.
@@ -86,23 +87,55 @@ let watchdog = Watchdog { phase in
 }
 
 print("warm-up \(warmUp), measured \(measured) per phase, phase limit \(phaseLimit); \(python.path)")
-print("\nraw results:")
-print(PhaseResult.rawHeader)
-
-var results: [PhaseResult] = []
-var streamingServer: URL?
+// Every server first, so that the memory test runs before any phase has grown the process.
+var started: [(name: String, url: URL)] = []
 for serverName in serverNames {
-    let server: URL
     do {
         switch serverName {
-        case "python": server = try servers.start("python") { try scripts.startServer(port: $0) }
-        case "nio": server = try servers.start("nio") { try startOwnServer(port: $0) }
+        case "python": started.append(("python", try servers.start("python") { try scripts.startServer(port: $0) }))
+        case "nio": started.append(("nio", try servers.start("nio") { try startOwnServer(port: $0) }))
         default: fail("unknown server \(serverName) in WEBSOCKET_BENCH_SERVERS")
         }
     } catch {
         fail("the \(serverName) server did not start: \(error)")
     }
-    streamingServer = server
+}
+
+var slowReads: [SlowReadResult] = []
+// The memory test streams from the SwiftNIO server where it runs: it sends faster than the Python one.
+if slowBytes > 0, let server = (started.first { $0.name == "nio" } ?? started.first)?.url {
+    let count = (slowBytes + (64 << 10) - 1) / (64 << 10)
+    let url = server.appendingPathComponent("stream/\(64 << 10)/\(count)/0")
+    print("\nslow reader: \(slowBytes) B of 64 KiB messages from \(url), pausing \(slowPause) after each")
+    for client in SwiftClient.allCases where selected("\(client.rawValue) slow") {
+        watchdog.begin("\(client.rawValue) slow reader", limit: .seconds(3_600))
+        let before = processMemory("VmRSS") ?? 0
+        resetPeakMemory()
+        do {
+            let read = try await client.withConnection(to: url, deflate: false, size: 64 << 10) { connection in
+                try await readSlowly(&connection, total: slowBytes, pause: slowPause)
+            }
+            let result = SlowReadResult(
+                name: client.rawValue,
+                bytes: read.bytes,
+                seconds: read.seconds,
+                residentBefore: before,
+                residentMaximum: read.residentMaximum,
+                residentPeak: processMemory("VmHWM") ?? 0
+            )
+            show(result.rawLine)
+            slowReads.append(result)
+        } catch {
+            show("\(client.rawValue) slow reader failed: \(error)")
+        }
+        watchdog.end()
+    }
+}
+
+print("\nraw results:")
+print(PhaseResult.rawHeader)
+var results: [PhaseResult] = []
+for (serverName, server) in started {
     for mode in Mode.allCases {
         for size in sizes {
             for deflate in serverName == "nio" ? [false] : [false, true] {
@@ -143,36 +176,6 @@ for serverName in serverNames {
                 }
             }
         }
-    }
-}
-
-var slowReads: [SlowReadResult] = []
-if slowBytes > 0, let server = streamingServer {
-    let count = (slowBytes + (64 << 10) - 1) / (64 << 10)
-    let url = server.appendingPathComponent("stream/\(64 << 10)/\(count)/0")
-    print("\nslow reader: \(slowBytes) B of 64 KiB messages from \(url), pausing \(slowPause) after each")
-    for client in SwiftClient.allCases where selected("\(client.rawValue) slow") {
-        watchdog.begin("\(client.rawValue) slow reader", limit: .seconds(3_600))
-        let before = processMemory("VmRSS") ?? 0
-        resetPeakMemory()
-        do {
-            let read = try await client.withConnection(to: url, deflate: false, size: 64 << 10) { connection in
-                try await readSlowly(&connection, total: slowBytes, pause: slowPause)
-            }
-            let result = SlowReadResult(
-                name: client.rawValue,
-                bytes: read.bytes,
-                seconds: read.seconds,
-                residentBefore: before,
-                residentMaximum: read.residentMaximum,
-                residentPeak: processMemory("VmHWM") ?? 0
-            )
-            show(result.rawLine)
-            slowReads.append(result)
-        } catch {
-            show("\(client.rawValue) slow reader failed: \(error)")
-        }
-        watchdog.end()
     }
 }
 
