@@ -32,9 +32,11 @@ final class RunningServers: @unchecked Sendable {
         return url
     }
 
-    /// Stops every server.
+    /// Stops every server: ends its standard input, which it watches, and sends it SIGTERM, which its spawn may have
+    /// left blocked.
     func stopAll() {
         for process in lock.withLock({ processes }) where process.isRunning {
+            try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
             process.terminate()
             process.waitUntilExit()
         }
