@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The WebSocket client the WebSocket benchmark measures Sluice's beside, on SwiftNIO, with its
+        // permessage-deflate extension. Only `WebSocketBenchmark` uses it.
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", exact: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.4.0"),
     ],
     targets: [
         .executableTarget(
@@ -73,6 +77,23 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/Tools/TransportBenchmark"
+        ),
+        // The WebSocket clients against one local echo server (Python's `websockets`, or one on SwiftNIO that the
+        // tool runs as a child of its own), beside swift-websocket's client and Python's: round trips and messages
+        // per second, CPU per message, and the peak memory of a slow reader: `swift run -c release WebSocketBenchmark`.
+        .executableTarget(
+            name: "WebSocketBenchmark",
+            dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "WSCompression", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Tools/WebSocketBenchmark"
         ),
     ]
 )
