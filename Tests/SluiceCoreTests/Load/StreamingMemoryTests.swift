@@ -218,3 +218,37 @@ extension SoakTests {
         try await performer.openDescriptorsGauge.wait { $0 == 0 }
     }
 }
+
+extension SoakTests {
+    /// A sender a little ahead of its server holds about the send buffer: what has gone out is let go, not kept until
+    /// everything has.
+    @Test func aFastWebSocketSenderHoldsBoundedMemory() async throws {
+        guard let peer = try await WebSocketPeer.start() else { return }
+        let size = 64 << 10
+        let count = Int(StreamingMemoryTests.bodySize) / size
+        let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0) })
+        let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
+        let growth = try await StreamingMemoryTests.leastGrowth {
+            var counted: WebSocket.Message?
+            var failure: (any Error)?
+            let growth = await PeakMemory.growthAwaiting {
+                do {
+                    let socket = try await performer.webSocket(peer.request("/sink"))
+                    for _ in 0..<count {
+                        try await socket.send(.binary(payload))
+                    }
+                    try await socket.send(.text("done"))
+                    counted = try await socket.receive()
+                    await socket.close()
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            #expect(counted == .text(String(count * size)))
+            return growth ?? 0
+        }
+        #expect(growth < StreamingMemoryTests.bound, "resident memory grew by \(growth >> 20) MiB")
+        try await performer.openDescriptorsGauge.wait { $0 == 0 }
+    }
+}

@@ -22,6 +22,8 @@ import Testing
 /// - `/forbidden`: answers the handshake with 403 Forbidden.
 /// - `/slow-handshake`: never answers the handshake.
 /// - `/mute`: stops reading after the handshake, so that the client's pings go unanswered.
+/// - `/sink` (websockets only): reads binary messages slowly (half a millisecond after each) and counts their bytes;
+///   on the text `done`, sends the count as text.
 /// - `/stream/<count>/<size>` (websockets only): sends `count` binary messages of `size` bytes as fast as the client
 ///   takes them, then closes normally.
 /// - `/raw/<hex>`: writes the bytes the hex spells on the connection as they are (a frame that breaks RFC 6455),
@@ -210,6 +212,15 @@ final class WebSocketPeer: Sendable {
                     await ws.wait_closed()
                 elif path == "/subprotocol":
                     await ws.send(ws.subprotocol or "none")
+                    await ws.wait_closed()
+                elif path == "/sink":
+                    total = 0
+                    async for message in ws:
+                        if message == "done":
+                            await ws.send(str(total))
+                            break
+                        total += len(message)
+                        await asyncio.sleep(0.0005)
                     await ws.wait_closed()
                 elif path.startswith("/stream/"):
                     count, size = (int(part) for part in path[len("/stream/"):].split("/"))

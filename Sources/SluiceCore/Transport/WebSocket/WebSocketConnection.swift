@@ -539,10 +539,7 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     /// Frames a payload into the output; call with the lock held.
     private func enqueue(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
         let key = UInt32.random(in: .min ... .max, using: &random)
-        if outputOffset > 0 && outputOffset == output.count {
-            output.removeAll(keepingCapacity: true)
-            outputOffset = 0
-        }
+        releaseSent()
         if let deflater, !opcode.isControl {
             deflater.compress(payload).withUnsafeBytes { bytes in
                 WebSocketFrameEncoder.encode(opcode, payload: bytes, reservedBits: 0x40, maskKey: key, into: &output)
@@ -566,6 +563,7 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
                 outputOffset += count
             case .wouldBlock:
                 setInterest(interest.union(.writable))
+                releaseSent()
                 resumeWriters()
                 return
             case .endOfStream:
@@ -581,15 +579,26 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
         } else {
             setInterest(interest.subtracting(.writable))
         }
-        if outputOffset > 0 && outputOffset == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= configuration.sendBuffer * 2)
-            writersDrained(by: outputOffset)
-            outputOffset = 0
-        }
+        releaseSent()
         resumeWriters()
     }
 
-    /// Rebases the writers' marks after the output was emptied.
+    /// Drops the bytes already sent: all of them once everything has gone, or those before the first unsent byte once
+    /// they are half the buffer, so that a sender a little ahead of the network holds about the send buffer, not
+    /// everything it sent.
+    private func releaseSent() {
+        if outputOffset > 0 && outputOffset == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= configuration.sendBuffer * 2)
+        } else if outputOffset >= 64 << 10 && outputOffset * 2 >= output.count {
+            output.removeFirst(outputOffset)
+        } else {
+            return
+        }
+        writersDrained(by: outputOffset)
+        outputOffset = 0
+    }
+
+    /// Rebases the writers' marks after the bytes sent were dropped from the output.
     private func writersDrained(by count: Int) {
         for index in writers.indices {
             writers[index].bytes -= count
