@@ -2,6 +2,9 @@ extension WebSocket {
     /// The limits and timers of a ``WebSocket``.
     public struct Configuration: Sendable {
         /// The most payload bytes in one frame from the server; 16 MiB by default.
+        ///
+        /// Under `permessage-deflate` a compressed frame may be larger by deflate's overhead on bytes it cannot shrink
+        /// (a thousandth, and 64 bytes), so that a message of ``maximumMessageSize`` bytes still passes.
         public var maximumFrameSize: Int
         /// The most bytes in one message from the server, its fragments added up; 16 MiB by default.
         public var maximumMessageSize: Int

@@ -40,6 +40,11 @@ package struct WebSocketFrameParser {
         /// The most payload bytes in one message, its fragments added up.
         package var maximumMessageSize: Int
 
+        /// A limit on compressed bytes: the limit on their inflated size, and deflate's most overhead on top.
+        static func withDeflateOverhead(_ limit: Int) -> Int {
+            limit + limit >> 10 + 64
+        }
+
         /// Creates limits.
         package init(maximumFrameSize: Int, maximumMessageSize: Int) {
             self.maximumFrameSize = maximumFrameSize
@@ -196,7 +201,8 @@ package struct WebSocketFrameParser {
         guard header.count >= lengthEnd else { return }
         let length = lengthBytes == 0 ? UInt64(short) : header[2..<lengthEnd].reduce(0) { $0 << 8 | UInt64($1) }
         if header.count == lengthEnd {
-            try checkLength(length, lengthBytes: lengthBytes, opcode: opcode)
+            let compressed = opcode == .continuation ? messageCompressed : first & 0x40 != 0
+            try checkLength(length, lengthBytes: lengthBytes, opcode: opcode, compressed: compressed)
         }
         // A client's frame goes on with its 4-byte masking key.
         guard header.count == lengthEnd + (role == .server ? 4 : 0) else { return }
@@ -215,7 +221,12 @@ package struct WebSocketFrameParser {
     }
 
     /// Checks a frame's length, once its header has given it all: its encoding, and the limits.
-    private mutating func checkLength(_ length: UInt64, lengthBytes: Int, opcode: WebSocketOpcode) throws {
+    private mutating func checkLength(
+        _ length: UInt64,
+        lengthBytes: Int,
+        opcode: WebSocketOpcode,
+        compressed: Bool
+    ) throws {
         if lengthBytes > 0 {
             if lengthBytes == 8 && length >> 63 != 0 {
                 throw violation(
@@ -228,16 +239,21 @@ package struct WebSocketFrameParser {
                 )
             }
         }
-        if length > UInt64(limits.maximumFrameSize) {
+        // Bytes deflate cannot shrink come out a little larger than they went in (zlib's deflateBound: about one byte
+        // in 2,000 more): a compressed message of the largest size, and its frames, may be that much larger on the wire;
+        // once inflated, the message is held to its limit.
+        let compressed = compressed && !opcode.isControl && inflate != nil
+        let frameLimit = compressed ? Limits.withDeflateOverhead(limits.maximumFrameSize) : limits.maximumFrameSize
+        if length > UInt64(frameLimit) {
             closeCode = 1009
-            throw violation(
-                "a \(opcode) frame of \(length) bytes, larger than the limit of \(limits.maximumFrameSize) bytes"
-            )
+            throw violation("a \(opcode) frame of \(length) bytes, larger than the limit of \(frameLimit) bytes")
         }
-        if !opcode.isControl && UInt64(message.count) + length > UInt64(limits.maximumMessageSize) {
+        let messageLimit =
+            compressed ? Limits.withDeflateOverhead(limits.maximumMessageSize) : limits.maximumMessageSize
+        if !opcode.isControl && UInt64(message.count) + length > UInt64(messageLimit) {
             closeCode = 1009
             throw violation(
-                "a message of more than \(limits.maximumMessageSize) bytes, the limit (\(UInt64(message.count) + length) bytes so far)"
+                "a message of more than \(messageLimit) bytes, the limit (\(UInt64(message.count) + length) bytes so far)"
             )
         }
     }

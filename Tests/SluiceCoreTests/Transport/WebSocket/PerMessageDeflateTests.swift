@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import Testing
 
@@ -173,5 +174,44 @@ import Testing
             #expect(error?.stage == .frame)
             #expect(parser.closeCode == 1009)
         }
+    }
+
+    /// Bytes deflate cannot shrink grow a little: a compressed message of the largest size, and its frame, pass with
+    /// deflate's overhead on top of the limits, and no further.
+    @Test func aCompressedFrameMayCarryDeflatesOverhead() throws {
+        let zlib = try ZLib.shared.get()
+        let deflater = try MessageDeflateCodec(zlib: zlib, compresses: true, windowBits: 15, resetsEachMessage: false)
+        let message = [UInt8](sampleBytes(4_096))
+        let compressed = deflater.compress(message)
+        #expect(compressed.count > message.count, "random bytes do not shrink")
+        let frame = [0xC2, 126, UInt8(compressed.count >> 8), UInt8(compressed.count & 0xFF)] + compressed
+        func parser(limit: Int) throws -> WebSocketFrameParser {
+            let inflater = try MessageDeflateCodec(
+                zlib: zlib,
+                compresses: false,
+                windowBits: 15,
+                resetsEachMessage: false
+            )
+            return WebSocketFrameParser(
+                limits: .init(maximumFrameSize: limit, maximumMessageSize: limit),
+                inflate: { (payload, limit) throws(PerMessageDeflate.Refusal) in
+                    try inflater.decompress(payload, limit: limit, maximumRatio: nil)
+                }
+            )
+        }
+        var exact = try parser(limit: message.count)
+        var events: [WebSocketFrameParser.Event] = []
+        try frame.withUnsafeBytes { try exact.parse($0) { events.append($0) } }
+        #expect(events == [.binary(Data(message))])
+
+        var smaller = try parser(limit: 1_000)
+        let error = #expect(throws: SluiceError.self) {
+            try frame.withUnsafeBytes { try smaller.parse($0) { _ in } }
+        }
+        #expect(
+            error?.message
+                == "invalid WebSocket frame from the server at byte 0: a binary frame of \(compressed.count) bytes, larger than the limit of 1064 bytes"
+        )
+        #expect(smaller.closeCode == 1009)
     }
 }
