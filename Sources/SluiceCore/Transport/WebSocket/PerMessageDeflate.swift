@@ -127,9 +127,9 @@ final class MessageDeflateCodec {
     }
 
     /// Compresses a message's payload.
-    func compress(_ payload: [UInt8]) -> [UInt8] {
+    func compress(_ payload: some ContiguousBytes) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(payload.count / 2 + 64)
+        output.reserveCapacity(payload.withUnsafeBytes(\.count) / 2 + 64)
         _ = run(payload, flush: Int32(SLUICE_Z_SYNC_FLUSH), bound: nil, into: &output)
         if output.suffix(4).elementsEqual(Self.tail) {
             output.removeLast(4)
@@ -194,7 +194,7 @@ final class MessageDeflateCodec {
 
     /// Runs zlib over all of the input, appending its output, and stops past the bound, if any.
     private func run(
-        _ input: [UInt8],
+        _ input: some ContiguousBytes,
         flush: Int32,
         bound: Bound?,
         into output: inout [UInt8]

@@ -43,7 +43,7 @@ extension WebSocketConnection: WebSocketChannel {
     func send(_ message: WebSocket.Message) async throws {
         switch message {
         case .text(let text): try await send(.text, Array(text.utf8))
-        case .binary(let data): try await send(.binary, Array(data))
+        case .binary(let data): try await send(.binary, data)
         }
     }
 

@@ -498,7 +498,7 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     /// Sends a message, suspending while more than the send buffer waits to go out.
     ///
     /// - Throws: ``SluiceError`` when the connection has failed or is closing.
-    func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) async throws {
+    func send(_ opcode: WebSocketOpcode, _ payload: some ContiguousBytes) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             lock.withLock { _ in
                 if let error = sendRefusal() {
@@ -537,7 +537,7 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     }
 
     /// Frames a payload into the output; call with the lock held.
-    private func enqueue(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
+    private func enqueue(_ opcode: WebSocketOpcode, _ payload: some ContiguousBytes) {
         let key = UInt32.random(in: .min ... .max, using: &random)
         releaseSent()
         if let deflater, !opcode.isControl {
