@@ -10,6 +10,8 @@ extension WebSocket {
         public var maximumMessageSize: Int
         /// The most bytes of messages read ahead of the reader before the socket stops being read; 1 MiB by default.
         ///
+        /// Reading resumes once the reader has taken half of them.
+        ///
         /// A message larger than this is still read whole, up to ``maximumMessageSize``.
         public var readAhead: Int
         /// The most bytes waiting to be sent before ``WebSocket/send(_:)`` suspends; 1 MiB by default.

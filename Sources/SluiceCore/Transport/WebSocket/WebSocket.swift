@@ -19,7 +19,7 @@ import Foundation
 ///
 /// **Reading.** ``messages`` yields each whole message, text or binary, however many frames carried it; one task
 /// reads at a time. The socket is read only while the reader keeps up: once ``Configuration/readAhead`` bytes of
-/// messages wait unread, reading stops until the reader takes some. The sequence ends after a closing handshake with
+/// messages wait unread, reading stops until the reader has taken half of them. The sequence ends after a closing handshake with
 /// 1000 (normal closure), 1001 (going away) or no code, and throws a ``SluiceError`` of the ``SluiceError/Code/close``
 /// code for any other code, and for a connection that ended without a closing frame. Cancelling the reading task
 /// sends a closing frame with 1001 and closes the connection.

@@ -441,7 +441,9 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
             incoming.removeFirst(incomingStart)
             incomingStart = 0
         }
-        if paused && incomingBytes < configuration.readAhead {
+        // Reading resumes once the reader has taken half of what was read ahead, not at its first message: the socket is
+        // then read in runs rather than a message at a time, with its registration changed twice per run.
+        if paused && incomingBytes <= configuration.readAhead / 2 {
             paused = false
             setInterest(interest.union(.readable))
             loop.execute { [weak self] in

@@ -214,6 +214,11 @@ package struct WebSocketFrameParser {
             messageOpcode = opcode
             messageCompressed = first & 0x40 != 0
         }
+        if !opcode.isControl {
+            // Room for the payload the header announced, within the limits just checked, and at most 1 MiB ahead of
+            // the bytes: a frame announced and not sent holds little.
+            message.reserveCapacity(message.count + Int(min(length, 1 << 20)))
+        }
         frame = (opcode, first & 0x80 != 0, length)
         if length == 0 {
             try finishFrame(report)
