@@ -454,10 +454,11 @@ import Testing
 
     /// Plain only: nothing listens, so no TLS handshake starts; failed handshakes are ``NginxTLSTests``'.
     @Test func failsToConnectNamingTheAddress() async throws {
-        // A port nothing listens on: the loopback server's, after it stopped.
-        let gone = try LoopbackServer()
-        let url = gone.url("/")
-        gone.stop()
+        // A port nothing listens on, held bound meanwhile: a port let go of (a stopped server's) could be taken by
+        // another test's server or relay before the request reaches it.
+        let (held, port) = try NginxServer.reservedPort()
+        defer { close(held) }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
         let performer = SocketRequestPerformer()
         let error = await #expect(throws: SluiceError.self) { _ = try await performer.perform(URLRequest(url: url)) }
         #expect(
