@@ -298,6 +298,10 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// first `https://` connection.
     package var liveSSLObjectsGauge: Gauge? { pool.liveSSLObjects }
 
+    /// The sessions OpenSSL stores in the performer's TLS context, for a test to see that it stores none (the
+    /// performer keeps the last of each origin itself); `nil` before its first `https://` connection.
+    package var sessionsStoredByOpenSSL: Int? { pool.sessionsStoredByOpenSSL }
+
     /// The requests in flight, for a test to await a count.
     ///
     /// They are the connections carrying one, from the moment it takes a connection (or starts to open one) until

@@ -19,6 +19,7 @@ import Testing
     func cachesAndRevalidatesOverTheTransport(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         server.route("/item") { request in
             if request.header("If-None-Match") == "\"v1\"" {
                 return LoopbackResponse(status: 304, headers: [LoopbackHeader("ETag", "\"v1\"")])
@@ -30,7 +31,7 @@ import Testing
         }
         let clock = TestClock()
         let performer = kind.makePerformer().cached(in: HTTPCache(clock: clock))
-        let request = URLRequest(url: server.url("/item"))
+        let request = URLRequest(url: origin.url("/item"))
         #expect(try await performer.perform(request).cacheOutcome?.kind == .miss)
         let hit = try await performer.stream(request)
         #expect(hit.cacheOutcome?.kind == .hit)

@@ -127,61 +127,34 @@ import FoundationNetworking
 
     /// Sluice's own transport, with limits small enough to reach quickly, and a time limit around each case so that
     /// a case that hangs fails rather than stalls the run.
-    static func socketPerformer() -> SocketRequestPerformer {
-        SocketRequestPerformer(
+    static func socketPerformer(_ kind: TransportKind) -> SocketRequestPerformer {
+        kind.makeSocketPerformer(
             configuration: .init(maximumHeaderBytes: 16 << 10, maximumHeadTime: .seconds(10), maximumBodySize: 1 << 20)
         )
     }
 
-    @Test(arguments: cases)
-    func sluicesTransportEndsEachCaseWithAClearError(_ hostile: Case) async throws {
+    /// Over plain TCP and inside TLS: socat relays the server's bytes as they are, and Sluice's transport ends each
+    /// case with the same error, naming the origin it reached.
+    @Test(arguments: TransportKind.socketCases, cases)
+    func sluicesTransportEndsEachCaseWithAClearError(_ kind: TransportKind, _ hostile: Case) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/hostile", response: LoopbackResponse(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen)))
-        let performer = Self.socketPerformer()
-        var request = URLRequest(url: server.url("/hostile"))
+        let performer = Self.socketPerformer(kind)
+        var request = URLRequest(url: origin.url("/hostile"))
         request.timeoutInterval = 20
         let error = await #expect(throws: SluiceError.self) {
             _ = try await performer.timeLimited(to: .seconds(60)).perform(request)
         }
-        let origin = "127.0.0.1:\(server.url("/").port ?? 0)"
-        let expected = hostile.sockets.replacingOccurrences(of: "ORIGIN", with: origin)
+        let expected = hostile.sockets.replacingOccurrences(of: "ORIGIN", with: origin.hostAndPort)
         #expect(error?.message.hasSuffix(expected) == true, "\(error?.message ?? "no error")")
         #expect(error?.description.contains("error: ") == true)
-        // Never pooled after the error: the next request opens a connection of its own.
+        // Never pooled after the error: the next request opens a connection of its own (through the relay, which
+        // opens one to the server for each it takes).
         #expect(performer.openConnections == 0)
         server.route("/fine", response: .text("fine"))
         let before = server.acceptedConnections
-        #expect(try await performer.perform(URLRequest(url: server.url("/fine"))).status == .ok)
+        #expect(try await performer.perform(URLRequest(url: origin.url("/fine"))).status == .ok)
         #expect(server.acceptedConnections == before + 1)
-    }
-
-    /// The same cases inside TLS: socat relays the server's bytes as they are, and Sluice's transport ends each with
-    /// the same error as over plain TCP, naming the TLS origin.
-    @Test(.enabled(if: tlsRelayPresent, tlsRelayMissing), arguments: cases)
-    func sluicesTransportEndsEachCaseWithAClearErrorOverTLS(_ hostile: Case) async throws {
-        let pki = try requirePKI()
-        let relay = try TLSRelay(upstreamPort: server.url("/").port ?? 0, chain: pki.good.chain, key: pki.good.key)
-        server.route("/hostile", response: LoopbackResponse(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen)))
-        var tls = TLSConfiguration()
-        tls.additionalTrustRoots = [.file(pki.root.path)]
-        let performer = SocketRequestPerformer(
-            configuration: .init(
-                maximumHeaderBytes: 16 << 10,
-                maximumHeadTime: .seconds(10),
-                maximumBodySize: 1 << 20,
-                tls: tls,
-                fallback: NoFallback()
-            )
-        )
-        var request = URLRequest(url: relay.url("/hostile"))
-        request.timeoutInterval = 20
-        let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.timeLimited(to: .seconds(60)).perform(request)
-        }
-        let expected = hostile.sockets.replacingOccurrences(of: "ORIGIN", with: "localhost:\(relay.port)")
-        #expect(error?.message.hasSuffix(expected) == true, "\(error?.message ?? "no error")")
-        #expect(performer.openConnections == 0)
-        server.route("/fine", response: .text("fine"))
-        #expect(try await performer.perform(URLRequest(url: relay.url("/fine"))).body == Data("fine".utf8))
     }
 
     @Test(arguments: cases)
@@ -214,6 +187,7 @@ import FoundationNetworking
     /// deadline ends it, on the client's clock.
     @Test(arguments: TransportKind.allCases)
     func aBodyThatDripsForEverEndsAtTheClientsDeadline(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let started = Signal("the drip at the server")
         server.route("/drip") { _ in
             started.fire()
@@ -222,7 +196,7 @@ import FoundationNetworking
         let clock = TestClock()
         let client = APIClient(requestPerformer: kind.makePerformer(), deadline: .seconds(30), clock: clock)
         // An idle timeout far past anything a loaded machine stalls for: only the deadline may end the request.
-        let task = Task { try await client.perform(Raw(url: server.url("/drip"), timeout: 600)) }
+        let task = Task { try await client.perform(Raw(url: origin.url("/drip"), timeout: 600)) }
         try await started.wait()
         await clock.waitForSleepers()
         clock.advance(by: .seconds(30))

@@ -68,9 +68,10 @@ import FoundationNetworking
 
     @Test(arguments: TransportKind.allCases)
     func refusesEachAtTheBuildStageAndSendsNothing(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let client = APIClient(requestPerformer: kind.makePerformer())
         for (name, method, fields, body, reason) in Self.cases {
-            let request = Tampered(url: server.url("/x"), method: method, fields: fields, body: body)
+            let request = Tampered(url: origin.url("/x"), method: method, fields: fields, body: body)
             let error = await #expect(throws: SluiceError.self, "\(name)") { try await client.perform(request) }
             #expect(error?.code == .build, "\(name)")
             #expect(error?.stage == .build, "\(name)")
@@ -91,9 +92,10 @@ import FoundationNetworking
     /// A performer called directly checks again what it is handed, and sends nothing that breaks a rule.
     @Test(arguments: TransportKind.allCases)
     func aPerformerCalledDirectlyRefusesItToo(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         for (name, method, fields, body, reason) in Self.cases {
-            let request = try Tampered(url: server.url("/x"), method: method, fields: fields, body: body).build()
+            let request = try Tampered(url: origin.url("/x"), method: method, fields: fields, body: body).build()
             let error = await #expect(throws: SluiceError.self, "\(name)") { try await performer.perform(request) }
             #expect(error?.code == .transport, "\(name)")
             #expect(error?.message == "cannot send the request: URLRequest.\(reason)", "\(name)")

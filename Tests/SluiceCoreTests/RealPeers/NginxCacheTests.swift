@@ -28,7 +28,7 @@ struct NginxCacheTests {
         return server.cacheAccessLog
     }
 
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func servesWhatExpiresAllowsWithoutTheOrigin(_ kind: TransportKind) async throws {
         let transport = kind.makePerformer()
         let clock = TestClock()
@@ -50,7 +50,7 @@ struct NginxCacheTests {
         #expect(try await originLog(transport).last == "GET /cache/expires/small.json 304")
     }
 
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func revalidatesNoCacheEveryTime(_ kind: TransportKind) async throws {
         let transport = kind.makePerformer()
         let performer = transport.cached(in: HTTPCache())

@@ -532,6 +532,17 @@ extension NginxServer {
     /// - Returns: The port.
     /// - Throws: ``NginxServerError`` when no socket could be bound.
     static func freePort() throws -> Int {
+        let (descriptor, port) = try reservedPort()
+        close(descriptor)
+        return port
+    }
+
+    /// A loopback port held by a socket bound to it and not listening: a connection to it is refused, and no other
+    /// socket can bind it until the descriptor is closed.
+    ///
+    /// - Returns: The socket's descriptor, for the caller to close, and the port.
+    /// - Throws: ``NginxServerError`` when no socket could be bound.
+    static func reservedPort() throws -> (descriptor: Int32, port: Int) {
         // Darwin declares SOCK_STREAM as an Int32; Glibc imports it as a member of the __socket_type enum.
         #if canImport(Darwin)
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
@@ -541,7 +552,6 @@ extension NginxServer {
         guard descriptor >= 0 else {
             throw NginxServerError(description: "socket failed: errno \(errno)")
         }
-        defer { close(descriptor) }
         var address = loopbackAddress(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
@@ -550,9 +560,11 @@ extension NginxServer {
             }
         }
         guard bound else {
-            throw NginxServerError(description: "binding a socket to a free port failed: errno \(errno)")
+            let code = errno
+            close(descriptor)
+            throw NginxServerError(description: "binding a socket to a free port failed: errno \(code)")
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether this machine has an IPv6 loopback (`::1`) a socket can bind to; the server listens there too when it

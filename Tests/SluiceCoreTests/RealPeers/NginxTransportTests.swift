@@ -109,7 +109,7 @@ struct NginxTransportTests {
 
     /// nginx with `gzip on` compresses what each transport asks for, and both hand over the document decoded, buffered
     /// and streamed, with the fields as nginx sent them.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func aGzippedDocumentArrivesDecoded(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
         let response = try await send("/gzip/users.json", with: performer)
@@ -127,7 +127,7 @@ struct NginxTransportTests {
     }
 
     /// A small JSON document arrives byte for byte, with its length and type.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func smallDocumentArrivesByteForByte(_ kind: TransportKind) async throws {
         let response = try await send("/small.json", with: kind.makePerformer())
         #expect(response.status.code == 200)
@@ -140,7 +140,7 @@ struct NginxTransportTests {
     ///
     /// Both transports hand over the 413 rather than fail on the body nginx no longer reads, and serve the next
     /// request.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func anEarlyResponseToAnUploadIsHandedOver(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
         let response = try await send("/small-upload", method: "POST", body: Data(count: 8 << 20), with: performer)
@@ -149,7 +149,7 @@ struct NginxTransportTests {
     }
 
     /// A 1.5 MiB body arrives whole, every byte in place.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func largeBodyArrivesIntact(_ kind: TransportKind) async throws {
         let response = try await send("/large.bin", with: kind.makePerformer())
         #expect(response.status.code == 200)
@@ -158,7 +158,7 @@ struct NginxTransportTests {
     }
 
     /// A HEAD response has the length of the body a GET would get, and no body.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func headResponseHasALengthAndNoBody(_ kind: TransportKind) async throws {
         let response = try await send("/large.bin", method: "HEAD", with: kind.makePerformer())
         #expect(response.status.code == 200)
@@ -167,7 +167,7 @@ struct NginxTransportTests {
     }
 
     /// A 204 arrives with an empty body.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func noContentHasAnEmptyBody(_ kind: TransportKind) async throws {
         let response = try await send("/empty", with: kind.makePerformer())
         #expect(response.status.code == 204)
@@ -175,14 +175,14 @@ struct NginxTransportTests {
     }
 
     /// A missing document is a 404 response, not an error.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func missingDocumentIsA404(_ kind: TransportKind) async throws {
         let response = try await send("/missing.json", with: kind.makePerformer())
         #expect(response.status.code == 404)
     }
 
     /// A redirect, relative or absolute, is followed to the document it names.
-    @Test(arguments: TransportKind.allCases, ["/redirect", "/redirect-absolute"])
+    @Test(arguments: TransportKind.plainCases, ["/redirect", "/redirect-absolute"])
     func redirectIsFollowed(_ kind: TransportKind, path: String) async throws {
         let response = try await send(path, with: kind.makePerformer())
         #expect(response.status.code == 200)
@@ -191,7 +191,7 @@ struct NginxTransportTests {
     }
 
     /// A chunked body, with no length ahead of it, arrives whole.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func chunkedBodyArrivesWhole(_ kind: TransportKind) async throws {
         let response = try await send("/chunked.json", with: kind.makePerformer())
         #expect(response.status.code == 200)
@@ -200,7 +200,7 @@ struct NginxTransportTests {
     }
 
     /// Each method reaches the server as sent, those with a body too.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func methodsReachTheServer(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
         for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
@@ -212,7 +212,7 @@ struct NginxTransportTests {
     }
 
     /// A hundred requests in a row are carried by a connection kept alive, not a connection each.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func sequentialRequestsReuseAConnection(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
         var connections: Set<String> = []
@@ -232,7 +232,7 @@ struct NginxTransportTests {
     }
 
     /// Sixteen requests at once, for small and large documents, each get their own body.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func concurrentRequestsEachGetTheirBody(_ kind: TransportKind) async throws {
         let performer = kind.makePerformer()
         try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
@@ -253,7 +253,7 @@ struct NginxTransportTests {
     }
 
     /// A 1.5 MB array of users decodes through the client into the model, every user as the server wrote it.
-    @Test(arguments: TransportKind.allCases)
+    @Test(arguments: TransportKind.plainCases)
     func usersDecodeThroughTheClient(_ kind: TransportKind) async throws {
         let client = APIClient(requestPerformer: kind.makePerformer())
         let users = try await client.perform(ListServedUsers(url: server.url("/users.json")))

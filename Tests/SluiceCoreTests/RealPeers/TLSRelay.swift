@@ -47,27 +47,31 @@ final class TLSRelay: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try NginxServer.freePort()
             // Its messages go to a file, which nothing has to drain while it runs.
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-socat-\(port).log")
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-socat-\(UUID()).log")
             try Data().write(to: log)
             let errors = try FileHandle(forWritingTo: log)
             defer {
                 try? errors.close()
                 try? FileManager.default.removeItem(at: log)
             }
+            // At notice level (-d -d) socat says when it listens: the port taken from freePort() may be taken
+            // again by another test's server before socat binds it, which then fails while the port still accepts
+            // connections (plain HTTP ones).
             let process = try ChildProcess(
                 executable,
                 [
-                    "-T", "60",
+                    "-d", "-d", "-T", "60",
                     "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(chain.path),key=\(key.path),verify=0",
                     "TCP:127.0.0.1:\(upstreamPort)",
                 ],
                 standardError: .file(errors)
             )
+            let listening = { (try? String(contentsOf: log, encoding: .utf8))?.contains(" listening on ") == true }
             let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning && ContinuousClock.now < deadline && !NginxServer.acceptsConnections(port: port) {
+            while process.isRunning && ContinuousClock.now < deadline && !listening() {
                 usleep(10_000)
             }
-            if process.isRunning && NginxServer.acceptsConnections(port: port) {
+            if process.isRunning && listening() {
                 self.port = port
                 self.process = process
                 return

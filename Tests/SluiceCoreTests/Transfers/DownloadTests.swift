@@ -5,20 +5,24 @@ import Testing
 
 @testable import SluiceCore
 
+/// Downloads through the client, each test that transfers over plain TCP and inside TLS (through a relay that passes
+/// the loopback server's cuts and ranges on as they are).
 @Suite struct DownloadTests {
     let content = sampleBytes(100_000)
     let eTag = LoopbackHeader("ETag", "\"v1\"")
 
-    @Test func writesTheBodyToTheDestinationInPlaceOfTheFileThereAndLeavesNoPartialFile() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func writesTheBodyToTheDestinationInPlaceOfTheFileThereAndLeavesNoPartialFile(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let file = RangedFile(content, validators: [eTag])
         server.route("/file", respond: file.respond)
         let scratch = try ScratchDirectory()
         let destination = scratch.file("file.bin")
         try Data("an older file".utf8).write(to: destination)
 
-        let result = try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+        let result = try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         #expect(try Data(contentsOf: destination) == content)
         #expect(result.url == destination)
         #expect(result.bytes == 100_000)
@@ -29,13 +33,14 @@ import Testing
         #expect(server.receivedRequests.first?.header("Range") == nil)
     }
 
-    @Test(arguments: [nil, LoopbackResponse.Fault.chunked(chunkSize: 4_096)])
-    func progressRisesToTheTotal(framing: LoopbackResponse.Fault?) async throws {
+    @Test(arguments: TransportKind.socketCases, [nil, LoopbackResponse.Fault.chunked(chunkSize: 4_096)])
+    func progressRisesToTheTotal(_ kind: TransportKind, framing: LoopbackResponse.Fault?) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         server.route("/file", response: LoopbackResponse(body: content, fault: framing))
         let scratch = try ScratchDirectory()
-        let download = APIClient().download(Raw(url: server.url("/file")), to: scratch.file("file.bin"))
+        let download = kind.makeClient().download(Raw(url: origin.url("/file")), to: scratch.file("file.bin"))
         var reports: [TransferProgress] = []
         for await progress in download.progress {
             reports.append(progress)
@@ -50,27 +55,31 @@ import Testing
         #expect(reports.dropLast().allSatisfy { ($0.expectedBytes == 100_000) == totalKnownEarly })
     }
 
-    @Test(arguments: [
-        LoopbackHeader("ETag", "\"v1\""), LoopbackHeader("Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT"),
-    ])
-    func resumesACutDownloadWithRangeAndIfRange(validator: LoopbackHeader) async throws {
+    @Test(
+        arguments: TransportKind.socketCases,
+        [
+            LoopbackHeader("ETag", "\"v1\""), LoopbackHeader("Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT"),
+        ]
+    )
+    func resumesACutDownloadWithRangeAndIfRange(_ kind: TransportKind, validator: LoopbackHeader) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let file = RangedFile(content, validators: [validator], faults: [.closeMidBody(afterBytes: 40_000)])
         server.route("/file", respond: file.respond)
         let scratch = try ScratchDirectory()
         let destination = scratch.file("file.bin")
-        let client = APIClient()
+        let client = kind.makeClient()
 
         let error = await #expect(throws: SluiceError.self) {
-            try await client.download(Raw(url: server.url("/file")), to: destination).finished()
+            try await client.download(Raw(url: origin.url("/file")), to: destination).finished()
         }
         #expect(error?.code == .transport)
         #expect(error?.message.hasPrefix("the response body failed after 40000 of 100000 bytes: ") == true)
         #expect(scratch.names == ["file.bin.part", "file.bin.part.resume"])
         #expect(scratch.size(of: "file.bin.part") == 40_000)
 
-        let download = client.download(Raw(url: server.url("/file")), to: destination)
+        let download = client.download(Raw(url: origin.url("/file")), to: destination)
         let first = await download.progress.first { _ in true }
         let result = try await download.finished()
         #expect(first?.bytesTransferred ?? 0 >= 40_000)
@@ -84,34 +93,37 @@ import Testing
         #expect(resumed.header("If-Range") == validator.value)
     }
 
-    @Test func aCutDownloadWithoutAValidatorIsRemovedAndTheNextStartsOver() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aCutDownloadWithoutAValidatorIsRemovedAndTheNextStartsOver(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let file = RangedFile(content, faults: [.closeMidBody(afterBytes: 40_000)])
         server.route("/file", respond: file.respond)
         let scratch = try ScratchDirectory()
         let destination = scratch.file("file.bin")
 
         await #expect(throws: SluiceError.self) {
-            try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+            try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         }
         #expect(scratch.names.isEmpty)
-        let result = try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+        let result = try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         #expect(result.resumedFrom == nil)
         #expect(try Data(contentsOf: destination) == content)
         #expect(server.receivedRequests.last?.header("Range") == nil)
     }
 
-    @Test(arguments: [false, true])
-    func aFullResponseToAResumeStartsOver(contentChanged: Bool) async throws {
+    @Test(arguments: TransportKind.socketCases, [false, true])
+    func aFullResponseToAResumeStartsOver(_ kind: TransportKind, contentChanged: Bool) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let first = RangedFile(content, validators: [eTag], faults: [.closeMidBody(afterBytes: 40_000)])
         server.route("/file", respond: first.respond)
         let scratch = try ScratchDirectory()
         let destination = scratch.file("file.bin")
         await #expect(throws: SluiceError.self) {
-            try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+            try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         }
         #expect(scratch.size(of: "file.bin.part") == 40_000)
 
@@ -124,7 +136,7 @@ import Testing
         } else {
             server.route("/file", response: LoopbackResponse(headers: [eTag], body: content))
         }
-        let download = APIClient().download(Raw(url: server.url("/file")), to: destination)
+        let download = kind.makeClient().download(Raw(url: origin.url("/file")), to: destination)
         var reports: [TransferProgress] = []
         for await progress in download.progress {
             reports.append(progress)
@@ -138,9 +150,11 @@ import Testing
         #expect(server.receivedRequests.last?.header("If-Range") == "\"v1\"")
     }
 
-    @Test func aPartialResponseWithAnotherValidatorFailsAndRemovesThePartialFile() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aPartialResponseWithAnotherValidatorFailsAndRemovesThePartialFile(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let scratch = try ScratchDirectory()
         let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
         // A server that ignores If-Range and sends the range of a file that has changed.
@@ -154,14 +168,14 @@ import Testing
             )
         }
         let error = await #expect(throws: SluiceError.self) {
-            try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+            try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         }
         #expect(error?.code == .status)
         #expect(
             error?.description == """
                 error: the file changed on the server: its ETag was "v1" when the partial file was written, and is \
                 now "v2"
-                  --> GET \(server.url("/file").absoluteString) [stage: status]
+                  --> GET \(origin.url("/file").absoluteString) [stage: status]
                    |
                    | status: 206 Partial Content
                 """
@@ -169,25 +183,30 @@ import Testing
         #expect(scratch.names.isEmpty)
     }
 
-    @Test(arguments: [
-        ("bytes 0-99999/100000", #""bytes 0-99999/100000""#),
-        ("bytes 40000-99999/120000", #""bytes 40000-99999/120000""#),
-        ("bytes 40000-49999/100000", #""bytes 40000-49999/100000""#),
-        ("bytes 40000-99999", #""bytes 40000-99999""#),
-        (nil, "none"),
-    ])
+    @Test(
+        arguments: TransportKind.socketCases,
+        [
+            ("bytes 0-99999/100000", #""bytes 0-99999/100000""#),
+            ("bytes 40000-99999/120000", #""bytes 40000-99999/120000""#),
+            ("bytes 40000-49999/100000", #""bytes 40000-49999/100000""#),
+            ("bytes 40000-99999", #""bytes 40000-99999""#),
+            (nil, "none"),
+        ]
+    )
     func aPartialResponseThatDoesNotContinueTheFileFailsAndRemovesThePartialFile(
-        contentRange: String?,
-        received: String
+        _ kind: TransportKind,
+        _ range: (contentRange: String?, received: String)
     ) async throws {
+        let (contentRange, received) = range
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let scratch = try ScratchDirectory()
         let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
         let headers = [eTag] + (contentRange.map { [LoopbackHeader("Content-Range", $0)] } ?? [])
         server.route("/file") { _ in LoopbackResponse(status: 206, headers: headers, body: Data(count: 60_000)) }
         let error = await #expect(throws: SluiceError.self) {
-            try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+            try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         }
         #expect(error?.code == .status)
         #expect(
@@ -199,9 +218,11 @@ import Testing
         #expect(scratch.names.isEmpty)
     }
 
-    @Test func aRangeNotSatisfiableForACompletePartialFileMovesItIntoPlace() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aRangeNotSatisfiableForACompletePartialFileMovesItIntoPlace(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let file = RangedFile(content, validators: [eTag])
         server.route("/file", respond: file.respond)
         let scratch = try ScratchDirectory()
@@ -211,16 +232,18 @@ import Testing
         try #require(ResumeRecord(headers: ["ETag": "\"v1\""], completeLength: 100_000))
             .save(to: scratch.file("file.bin.part.resume"))
 
-        let result = try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+        let result = try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         #expect(result.resumedFrom == 100_000)
         #expect(result.response.status.code == 416)
         #expect(try Data(contentsOf: destination) == content)
         #expect(scratch.names == ["file.bin"])
     }
 
-    @Test func aRangeNotSatisfiableForAnotherPartialFileStartsOver() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aRangeNotSatisfiableForAnotherPartialFileStartsOver(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let shorter = sampleBytes(30_000)
         let file = RangedFile(shorter, validators: [eTag])
         server.route("/file", respond: file.respond)
@@ -230,7 +253,7 @@ import Testing
         try #require(ResumeRecord(headers: ["ETag": "\"v1\""], completeLength: nil))
             .save(to: scratch.file("file.bin.part.resume"))
 
-        let result = try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+        let result = try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         #expect(result.resumedFrom == nil)
         #expect(try Data(contentsOf: destination) == shorter)
         #expect(server.receivedRequests.map { $0.header("Range") } == ["bytes=40000-", nil])
@@ -296,10 +319,11 @@ import Testing
         #expect(scratch.names.isEmpty)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
-    func aDiskThatFailsWhileWritingFailsNamingTheFileAndRemovesThePartialFile() async throws {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")), arguments: TransportKind.socketCases)
+    func aDiskThatFailsWhileWritingFailsNamingTheFileAndRemovesThePartialFile(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         server.route("/file", response: LoopbackResponse(headers: [eTag], body: content))
         let scratch = try ScratchDirectory()
         // The partial file is a link to a device that is always full.
@@ -307,13 +331,13 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: partial.path, withDestinationPath: "/dev/full")
 
         let error = await #expect(throws: SluiceError.self) {
-            try await APIClient().download(Raw(url: server.url("/file")), to: scratch.file("file.bin")).finished()
+            try await kind.makeClient().download(Raw(url: origin.url("/file")), to: scratch.file("file.bin")).finished()
         }
         #expect(error?.code == .deserialize)
         #expect(
             error?.description == """
                 error: cannot write to \(partial.path): No space left on device
-                  --> GET \(server.url("/file").absoluteString) [stage: deserialize]
+                  --> GET \(origin.url("/file").absoluteString) [stage: deserialize]
                    |
                    | status: 200 OK
                 """
@@ -322,6 +346,7 @@ import Testing
         #expect(scratch.names.isEmpty)
     }
 
+    /// Plain only: it fails before any connection, so TLS never comes into it.
     @Test func aDestinationInAMissingDirectoryFailsBeforeSending() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -336,6 +361,7 @@ import Testing
         #expect(server.requestCount == 0)
     }
 
+    /// Plain only: it fails before any connection, so TLS never comes into it.
     @Test func aDestinationThatIsNotAFileFailsBeforeSending() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -348,14 +374,16 @@ import Testing
         #expect(server.requestCount == 0)
     }
 
-    @Test func anUnacceptedStatusLeavesAnEarlierPartialFileForLater() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func anUnacceptedStatusLeavesAnEarlierPartialFileForLater(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let scratch = try ScratchDirectory()
         let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
         server.route("/file", response: .text("busy", status: 503))
         let error = await #expect(throws: SluiceError.self) {
-            try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+            try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         }
         #expect(error?.code == .status)
         #expect(error?.message == "unacceptable status 503 Service Unavailable")
@@ -388,22 +416,24 @@ import Testing
         #expect(try Data(contentsOf: scratch.file("file.bin")) == Data("first second".utf8))
     }
 
-    @Test(arguments: [false, true])
-    func cancellingKeepsThePartialFileForResuming(byCancellingTheWaiter: Bool) async throws {
+    @Test(arguments: TransportKind.socketCases, [false, true])
+    func cancellingKeepsThePartialFileForResuming(_ kind: TransportKind, byCancellingTheWaiter: Bool) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        // About four seconds for the whole body: the download is cancelled at its first bytes.
+        let origin = try await kind.origin(of: server)
+        // About forty seconds for the whole body: the download is cancelled at its first bytes, which a test starved
+        // by the cases beside it under a sanitizer (the TLS ones among them) may see seconds late.
         server.route(
             "/file",
             response: LoopbackResponse(
                 headers: [eTag],
                 body: content,
-                fault: .drip(bytes: 256, every: .milliseconds(10))
+                fault: .drip(bytes: 256, every: .milliseconds(100))
             )
         )
         let scratch = try ScratchDirectory()
         let destination = scratch.file("file.bin")
-        let download = APIClient().download(Raw(url: server.url("/file")), to: destination)
+        let download = kind.makeClient().download(Raw(url: origin.url("/file")), to: destination)
         let waiter = Task { try await download.finished() }
         // A report after the head's comes once a chunk is in the partial file.
         for await progress in download.progress where progress.bytesTransferred > 0 {
@@ -422,20 +452,22 @@ import Testing
 
         let file = RangedFile(content, validators: [eTag])
         server.route("/file", respond: file.respond)
-        let result = try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
+        let result = try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         #expect(result.resumedFrom == Int64(kept))
         #expect(try Data(contentsOf: destination) == content)
     }
 
-    @Test func notResumingStartsOverWithoutARange() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func notResumingStartsOverWithoutARange(_ kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         let file = RangedFile(content, validators: [eTag])
         server.route("/file", respond: file.respond)
         let scratch = try ScratchDirectory()
         let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
-        let result = try await APIClient()
-            .download(Raw(url: server.url("/file")), to: destination, resuming: false)
+        let result = try await kind.makeClient()
+            .download(Raw(url: origin.url("/file")), to: destination, resuming: false)
             .finished()
         #expect(result.resumedFrom == nil)
         #expect(try Data(contentsOf: destination) == content)
@@ -443,13 +475,15 @@ import Testing
         #expect(scratch.names == ["file.bin"])
     }
 
-    @Test func sixteenMebibytesArriveWhole() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func sixteenMebibytesArriveWhole(_ kind: TransportKind) async throws {
         let large = sampleBytes(16 << 20)
         let server = try LoopbackServer()
         defer { server.stop() }
+        let origin = try await kind.origin(of: server)
         server.route("/large", response: LoopbackResponse(body: large))
         let scratch = try ScratchDirectory()
-        let result = try await APIClient().download(Raw(url: server.url("/large")), to: scratch.file("large.bin"))
+        let result = try await kind.makeClient().download(Raw(url: origin.url("/large")), to: scratch.file("large.bin"))
             .finished()
         #expect(result.bytes == Int64(large.count))
         #expect(try Data(contentsOf: scratch.file("large.bin")) == large)

@@ -48,9 +48,13 @@ import Testing
         return (reports, try await upload.finished())
     }
 
-    @Test func reportsTheBytesOfADataBodyAsTheyAreSent() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func reportsTheBytesOfADataBodyAsTheyAreSent(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let body = Data(repeating: 7, count: 4 << 20)
-        let (reports, receipt) = try await run(APIClient().upload(PostData(url: server.url("/files"), body: body)))
+        let (reports, receipt) = try await run(
+            kind.makeClient().upload(PostData(url: origin.url("/files"), body: body))
+        )
         #expect(receipt == Receipt(received: body.count))
         let last = try #require(reports.last)
         #expect(last == TransferProgress(bytesTransferred: Int64(body.count), expectedBytes: Int64(body.count)))
@@ -59,6 +63,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func aClientThatMakesNoContextStillHearsItsTransportReport(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         /// A client of its own that hands the built request straight to a performer, with no request context.
         struct Direct: Client {
             let performer: any RequestPerformer
@@ -75,12 +80,14 @@ import Testing
         }
         let body = Data(repeating: 3, count: 256 << 10)
         let client = Direct(performer: kind.makePerformer())
-        let (reports, receipt) = try await run(client.upload(PostData(url: server.url("/files"), body: body)))
+        let (reports, receipt) = try await run(client.upload(PostData(url: origin.url("/files"), body: body)))
         #expect(receipt == Receipt(received: body.count))
         #expect(reports.last == TransferProgress(bytesTransferred: Int64(body.count), expectedBytes: Int64(body.count)))
     }
 
-    @Test func reportsTheBytesOfAMultipartStreamFromDisk() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func reportsTheBytesOfAMultipartStreamFromDisk(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-upload-\(UUID().uuidString)")
         try Data(repeating: 1, count: 1 << 20).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -89,8 +96,8 @@ import Testing
                 .file("doc", fileURL: file, filename: "doc.bin", contentType: "application/octet-stream")
             ])
         )
-        let client = APIClient()
-        let (reports, receipt) = try await Server.withDefault(Server([.production: server.baseURL])) {
+        let client = kind.makeClient()
+        let (reports, receipt) = try await Server.withDefault(Server([.production: origin.baseURL])) {
             try await run(client.upload(upload))
         }
         let last = try #require(reports.last)
@@ -124,13 +131,15 @@ import Testing
         #expect(reports.last == TransferProgress(bytesTransferred: 10, expectedBytes: 10))
     }
 
-    @Test func cancellingAnUploadEndsItWithACancellation() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func cancellingAnUploadEndsItWithACancellation(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let arrived = Signal("the request at the server")
         server.route("POST", "/slow") { _ in
             arrived.fire()
             return LoopbackResponse.json("{}").delayed(by: .seconds(30))
         }
-        let upload = APIClient().upload(PostData(url: server.url("/slow"), body: Data(count: 10)))
+        let upload = kind.makeClient().upload(PostData(url: origin.url("/slow"), body: Data(count: 10)))
         try await arrived.wait()
         upload.cancel()
         let error = await #expect(throws: SluiceError.self) { try await upload.finished() }

@@ -30,12 +30,13 @@ import FoundationNetworking
 
     @Test(arguments: TransportKind.allCases)
     func refusesARedirectToAnotherSchemeOrALocalSocket(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         for (location, reason) in Self.refused {
             server.route("/away", response: .redirect(to: location))
             let before = server.requestCount
             let error = await #expect(throws: SluiceError.self, "\(location)") {
-                try await performer.perform(URLRequest(url: server.url("/away")))
+                try await performer.perform(URLRequest(url: origin.url("/away")))
             }
             let target = try #require(URL(string: location))
             #expect(error?.code == .transport, "\(location)")
@@ -47,30 +48,32 @@ import FoundationNetworking
     /// Through a client, the error renders with the request that led there; a streamed request fails the same way.
     @Test(arguments: TransportKind.allCases)
     func aClientReportsTheRefusedRedirect(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/away", response: .redirect(to: "ftp://127.0.0.1:1/file"))
         let client = APIClient(requestPerformer: kind.makePerformer())
         let error = await #expect(throws: SluiceError.self) {
-            try await client.perform(Raw(url: server.url("/away")))
+            try await client.perform(Raw(url: origin.url("/away")))
         }
         #expect(
             error?.description.hasPrefix(
                 """
                 error: did not follow the redirect to ftp://127.0.0.1:1/file: only http and https redirects are \
                 followed, and this one is to ftp
-                  --> GET \(server.url("/away")) [stage: transport]
+                  --> GET \(origin.url("/away")) [stage: transport]
                 """
             ) == true
         )
         await #expect(throws: SluiceError.self) {
-            _ = try await kind.makePerformer().stream(URLRequest(url: server.url("/away")))
+            _ = try await kind.makePerformer().stream(URLRequest(url: origin.url("/away")))
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func refusesALocationWithAControlCharacter(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/away", response: .redirect(to: "/ho\tme"))
         let error = await #expect(throws: SluiceError.self) {
-            try await kind.makePerformer().perform(URLRequest(url: server.url("/away")))
+            try await kind.makePerformer().perform(URLRequest(url: origin.url("/away")))
         }
         #expect(error?.message.hasSuffix(": the Location field holds the control character U+0009") == true)
         #expect(server.receivedRequests.map(\.path) == ["/away"])
@@ -78,8 +81,9 @@ import FoundationNetworking
 
     @Test(arguments: TransportKind.allCases)
     func followsARedirectOnTheSameServer(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/away", response: .redirect(to: "/home"))
-        let response = try await kind.makePerformer().perform(URLRequest(url: server.url("/away")))
+        let response = try await kind.makePerformer().perform(URLRequest(url: origin.url("/away")))
         #expect(String(decoding: response.body, as: UTF8.self) == "home")
     }
 

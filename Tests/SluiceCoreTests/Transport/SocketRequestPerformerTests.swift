@@ -6,15 +6,16 @@ import Testing
 
 /// What only Sluice's own transport does: its pool, its strictness about HTTP/1.1, its limits, Unix sockets and the
 /// fallback; the behaviour it shares with URLSession's is in ``TransportTests``.
+///
+/// Each test that talks to the loopback server runs over plain TCP and inside TLS, through a relay that passes the
+/// server's bytes on as they are; the few that do not (other schemes, a port nothing listens on, a Unix socket, name
+/// resolution) say so.
 @Suite struct SocketRequestPerformerTests {
     let server: LoopbackServer
 
     init() throws {
         server = try LoopbackServer()
     }
-
-    /// The loopback server as the transport names it in errors.
-    var origin: String { "\(server.baseURL.host ?? ""):\(server.baseURL.port ?? 0)" }
 
     /// A response that breaks HTTP/1.1 or a limit, and the words the error must use.
     struct BadResponse: Sendable, CustomTestStringConvertible {
@@ -119,15 +120,16 @@ import Testing
         ),
     ]
 
-    @Test(arguments: badResponses)
-    func aResponseThatBreaksTheProtocolFailsNamingWhatWasWrong(_ bad: BadResponse) async throws {
+    @Test(arguments: TransportKind.socketCases, badResponses)
+    func aResponseThatBreaksTheProtocolFailsNamingWhatWasWrong(_ kind: TransportKind, _ bad: BadResponse) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/bad", response: LoopbackResponse(fault: .raw(bad.pieces)))
-        let performer = SocketRequestPerformer(configuration: bad.configuration)
+        let performer = kind.makeSocketPerformer(configuration: bad.configuration)
         let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.perform(URLRequest(url: server.url("/bad")))
+            _ = try await performer.perform(URLRequest(url: origin.url("/bad")))
         }
         #expect(error?.code == .transport)
-        #expect(error?.message == "the response from \(origin) is not valid HTTP/1.1: \(bad.expected)")
+        #expect(error?.message == "the response from \(origin.hostAndPort) is not valid HTTP/1.1: \(bad.expected)")
         #expect((error?.underlyingError as? URLError)?.code == .badServerResponse)
         // The connection is closed, not pooled.
         #expect(performer.openConnections == 0)
@@ -135,7 +137,8 @@ import Testing
 
     /// Responses cut short, or with more than they announce, and the words the error uses.
     @Test(
-        arguments: [
+        arguments: TransportKind.socketCases,
+        [
             (
                 "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
                 "the server closed the connection after 3 of 10 bytes of the body"
@@ -147,37 +150,46 @@ import Testing
             ("HTTP/1.1 200 OK\r\nContent-", "the server closed the connection in the middle of the response head"),
         ]
     )
-    func aResponseCutShortFailsSayingHowFarItCame(_ raw: String, _ expected: String) async throws {
+    func aResponseCutShortFailsSayingHowFarItCame(
+        _ kind: TransportKind,
+        _ cut: (raw: String, expected: String)
+    ) async throws {
+        let (raw, expected) = cut
+        let origin = try await kind.origin(of: server)
         server.route("/cut", response: LoopbackResponse(fault: .raw([raw])))
-        let performer = SocketRequestPerformer()
+        let performer = kind.makeSocketPerformer()
         let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.perform(URLRequest(url: server.url("/cut")))
+            _ = try await performer.perform(URLRequest(url: origin.url("/cut")))
         }
-        #expect(error?.message == "\(expected) (\(origin))")
+        #expect(error?.message == "\(expected) (\(origin.hostAndPort))")
         #expect((error?.underlyingError as? URLError)?.code == .networkConnectionLost)
         #expect(performer.openConnections == 0)
     }
 
-    @Test func aResponseWithMoreBytesThanAnnouncedFails() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aResponseWithMoreBytesThanAnnouncedFails(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route(
             "/extra",
             response: LoopbackResponse(fault: .raw(["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA"]))
         )
-        let performer = SocketRequestPerformer()
+        let performer = kind.makeSocketPerformer()
         let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.perform(URLRequest(url: server.url("/extra")))
+            _ = try await performer.perform(URLRequest(url: origin.url("/extra")))
         }
         #expect(
             error?.message
-                == "the server sent 5 bytes after the end of the response of 2 bytes from \(origin), which no request asked for"
+                == "the server sent 5 bytes after the end of the response of 2 bytes from \(origin.hostAndPort), which no request asked for"
         )
         #expect(performer.openConnections == 0)
     }
 
-    @Test func aServerThatSendsNothingTimesOutOnce() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aServerThatSendsNothingTimesOutOnce(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/silent", response: LoopbackResponse(fault: .raw([], thenClose: false)).delayed(by: .seconds(30)))
-        let performer = SocketRequestPerformer()
-        var request = URLRequest(url: server.url("/silent"))
+        let performer = kind.makeSocketPerformer()
+        var request = URLRequest(url: origin.url("/silent"))
         request.timeoutInterval = 0.2
         let error = await #expect(throws: URLError.self) { _ = try await performer.perform(request) }
         #expect(error?.code == .timedOut)
@@ -186,13 +198,15 @@ import Testing
     }
 
     /// A head dripped a byte at a time never lets the idle timeout fire; the limit on the whole head does.
-    @Test func aHeadThatDripsFailsAtTheHeadTimeLimit() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func aHeadThatDripsFailsAtTheHeadTimeLimit(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route(
             "/drip",
             response: LoopbackResponse(body: Data("x".utf8), fault: .drip(bytes: 1, every: .milliseconds(50)))
         )
-        let performer = SocketRequestPerformer(configuration: .init(maximumHeadTime: .milliseconds(300)))
-        var request = URLRequest(url: server.url("/drip"))
+        let performer = kind.makeSocketPerformer(configuration: .init(maximumHeadTime: .milliseconds(300)))
+        var request = URLRequest(url: origin.url("/drip"))
         request.timeoutInterval = 30
         let error = await #expect(throws: URLError.self) { _ = try await performer.perform(request) }
         #expect(error?.code == .timedOut)
@@ -202,14 +216,16 @@ import Testing
         #expect(performer.openConnections == 0)
         // Through a client, the timeout is reported as such, in the transport stage.
         let failure = await #expect(throws: SluiceError.self) {
-            _ = try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/drip")))
+            _ = try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/drip")))
         }
         #expect(failure?.code == .timedOut)
         #expect(failure?.stage == .transport)
     }
 
     /// A server that never ends its trailers is stopped at the head's byte limit, which trailers share.
-    @Test func endlessTrailersFailAtTheLimit() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func endlessTrailersFailAtTheLimit(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let trailers = String(repeating: "X-T: \(String(repeating: "1", count: 100))\r\n", count: 10_000)
         server.route(
             "/trailers",
@@ -217,9 +233,9 @@ import Testing
                 fault: .raw(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", trailers])
             )
         )
-        let performer = SocketRequestPerformer(configuration: .init(maximumHeaderBytes: 4 << 10))
+        let performer = kind.makeSocketPerformer(configuration: .init(maximumHeaderBytes: 4 << 10))
         let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.perform(URLRequest(url: server.url("/trailers")))
+            _ = try await performer.perform(URLRequest(url: origin.url("/trailers")))
         }
         #expect(error?.message.hasSuffix("the trailers are larger than the limit of 4096 bytes") == true)
         #expect(performer.openConnections == 0)
@@ -228,7 +244,8 @@ import Testing
     /// What real servers send and HTTP/1.1 allows: interim responses, bodies read to the close, HTTP/1.0, trailers,
     /// bare LF line ends, extensions on chunk sizes.
     @Test(
-        arguments: [
+        arguments: TransportKind.socketCases,
+        [
             ["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"],
             ["HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"],
             ["HTTP/1.1 200 OK\r\n\r\no", "k"],
@@ -240,32 +257,37 @@ import Testing
             ["HTT", "P/1.1 2", "00 OK\r", "\nContent-Le", "ngth: 2\r\n\r", "\no", "k"],
         ]
     )
-    func readsWhatHTTPAllows(_ pieces: [String]) async throws {
+    func readsWhatHTTPAllows(_ kind: TransportKind, _ pieces: [String]) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/odd", response: LoopbackResponse(fault: .raw(pieces, pause: .milliseconds(5))))
-        let response = try await SocketRequestPerformer().perform(URLRequest(url: server.url("/odd")))
+        let response = try await kind.makeSocketPerformer().perform(URLRequest(url: origin.url("/odd")))
         #expect(response.status == .ok)
         #expect(String(decoding: response.body, as: UTF8.self) == "ok")
     }
 
-    @Test func keepsOneConnectionAliveForRequestsInTurn() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func keepsOneConnectionAliveForRequestsInTurn(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/n", response: .text("n"))
-        let performer = SocketRequestPerformer()
+        let performer = kind.makeSocketPerformer()
         for _ in 0..<20 {
-            _ = try await performer.perform(URLRequest(url: server.url("/n")))
+            _ = try await performer.perform(URLRequest(url: origin.url("/n")))
         }
         #expect(server.acceptedConnections == 1)
         #expect(performer.openConnections == 1)
         #expect(performer.idleConnections == 1)
     }
 
-    @Test func opensNoMoreConnectionsThanTheLimitPerOrigin() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func opensNoMoreConnectionsThanTheLimitPerOrigin(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/slow", response: LoopbackResponse.text("slow").delayed(by: .milliseconds(50)))
-        let performer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 3))
+        let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 3))
         let most = Locked(0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<12 {
                 group.addTask {
-                    _ = try await performer.perform(URLRequest(url: server.url("/slow")))
+                    _ = try await performer.perform(URLRequest(url: origin.url("/slow")))
                     most.withLock { $0 = max($0, performer.openConnections) }
                 }
             }
@@ -277,8 +299,12 @@ import Testing
     }
 
     /// The keep-alive race: the server closes a kept-alive connection as the next request goes out on it.
-    @Test(arguments: ["GET", "POST"])
-    func sendsAnIdempotentRequestAgainWhenAKeptAliveConnectionWasClosed(_ method: String) async throws {
+    @Test(arguments: TransportKind.socketCases, ["GET", "POST"])
+    func sendsAnIdempotentRequestAgainWhenAKeptAliveConnectionWasClosed(
+        _ kind: TransportKind,
+        _ method: String
+    ) async throws {
+        let origin = try await kind.origin(of: server)
         let calls = Locked(0)
         server.route("/flaky") { _ in
             let call = calls.withLock { calls in
@@ -288,8 +314,8 @@ import Testing
             // The second request, the first on the kept-alive connection, finds it closed.
             return call == 2 ? LoopbackResponse(fault: .closeWithoutResponse) : .text("fine")
         }
-        let performer = SocketRequestPerformer()
-        var request = URLRequest(url: server.url("/flaky"))
+        let performer = kind.makeSocketPerformer()
+        var request = URLRequest(url: origin.url("/flaky"))
         request.httpMethod = method
         _ = try await performer.perform(request)
         if method == "GET" {
@@ -299,14 +325,16 @@ import Testing
             #expect(server.acceptedConnections == 2)
         } else {
             let error = await #expect(throws: SluiceError.self) { _ = try await performer.perform(request) }
-            #expect(error?.message == "the server closed the kept-alive connection to \(origin)")
+            #expect(error?.message == "the server closed the kept-alive connection to \(origin.hostAndPort)")
             #expect(calls.withLock { $0 } == 2)
         }
     }
 
     /// Bytes a server sends on an idle connection belong to no request: the connection is closed, and the next
     /// request goes out on a new one instead of reading them as its answer.
-    @Test func closesAnIdleConnectionTheServerWritesTo() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func closesAnIdleConnectionTheServerWritesTo(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route(
             "/then-more",
             response: LoopbackResponse(
@@ -321,58 +349,66 @@ import Testing
             )
         )
         server.route("/fresh", response: .text("fresh"))
-        let performer = SocketRequestPerformer()
+        let performer = kind.makeSocketPerformer()
         do {
-            let first = try await performer.perform(URLRequest(url: server.url("/then-more")))
+            let first = try await performer.perform(URLRequest(url: origin.url("/then-more")))
             #expect(String(decoding: first.body, as: UTF8.self) == "ok")
         } catch let error as SluiceError {
             // On a machine so busy that both pieces arrive in one read, the extra bytes fail the first request.
             #expect(error.message.hasPrefix("the server sent 43 bytes after the end of the response"))
         }
         try await performer.openConnectionsGauge.wait(for: "the idle connection to close") { $0 == 0 }
-        let next = try await performer.perform(URLRequest(url: server.url("/fresh")))
+        let next = try await performer.perform(URLRequest(url: origin.url("/fresh")))
         #expect(String(decoding: next.body, as: UTF8.self) == "fresh")
     }
 
-    @Test func dropsCredentialsOnARedirectToAnotherOrigin() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func dropsCredentialsOnARedirectToAnotherOrigin(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let other = try LoopbackServer()
         other.route("/landing") { request in .text(request.header("Authorization") ?? "(none)") }
         server.route("/landing") { request in .text(request.header("Authorization") ?? "(none)") }
-        server.route("/away", response: .redirect(to: other.url("/landing").absoluteString))
+        let elsewhere = try await kind.origin(of: other)
+        server.route("/away", response: .redirect(to: elsewhere.url("/landing").absoluteString))
         server.route("/home", response: .redirect(to: "/landing"))
-        let performer = SocketRequestPerformer()
+        let performer = kind.makeSocketPerformer()
         for (path, expected) in [("/away", "(none)"), ("/home", "Bearer token")] {
-            var request = URLRequest(url: server.url(path))
+            var request = URLRequest(url: origin.url(path))
             request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
             let response = try await performer.perform(request)
             #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(path)")
         }
     }
 
-    @Test func turnsAPostIntoAGetOnA303() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func turnsAPostIntoAGetOnA303(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route(
             "POST",
             "/submit",
             response: LoopbackResponse(status: 303, headers: [LoopbackHeader("Location", "/done")])
         )
         server.route("GET", "/done") { request in .text("\(request.method) \(request.body.count)") }
-        var request = URLRequest(url: server.url("/submit"))
+        var request = URLRequest(url: origin.url("/submit"))
         request.httpMethod = "POST"
         request.httpBody = Data("form".utf8)
-        let response = try await SocketRequestPerformer().perform(request)
+        let response = try await kind.makeSocketPerformer().perform(request)
         #expect(String(decoding: response.body, as: UTF8.self) == "GET 0")
-        #expect(response.url == server.url("/done"))
+        #expect(response.url == origin.url("/done"))
     }
 
-    @Test func failsAfterTooManyRedirects() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func failsAfterTooManyRedirects(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/loop", response: .redirect(to: "/loop"))
-        let performer = SocketRequestPerformer(configuration: .init(maximumRedirects: 3))
+        let performer = kind.makeSocketPerformer(configuration: .init(maximumRedirects: 3))
         let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.perform(URLRequest(url: server.url("/loop")))
+            _ = try await performer.perform(URLRequest(url: origin.url("/loop")))
         }
-        #expect(error?.message == "more than 3 redirects, starting at \(server.url("/loop"))")
+        #expect(error?.message == "more than 3 redirects, starting at \(origin.url("/loop"))")
     }
 
+    /// Plain only: no server, and no TLS, is involved in handing a scheme over.
     @Test func handsOtherSchemesToTheFallback() async throws {
         let fallback = RecordingFallback()
         let performer = SocketRequestPerformer(configuration: .init(fallback: fallback))
@@ -416,11 +452,13 @@ import Testing
         #expect(fallback.seen.withLock { $0 }.isEmpty)
     }
 
+    /// Plain only: nothing listens, so no TLS handshake starts; failed handshakes are ``NginxTLSTests``'.
     @Test func failsToConnectNamingTheAddress() async throws {
-        // A port nothing listens on: the loopback server's, after it stopped.
-        let gone = try LoopbackServer()
-        let url = gone.url("/")
-        gone.stop()
+        // A port nothing listens on, held bound meanwhile: a port let go of (a stopped server's) could be taken by
+        // another test's server or relay before the request reaches it.
+        let (held, port) = try NginxServer.reservedPort()
+        defer { close(held) }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
         let performer = SocketRequestPerformer()
         let error = await #expect(throws: SluiceError.self) { _ = try await performer.perform(URLRequest(url: url)) }
         #expect(
@@ -432,6 +470,8 @@ import Testing
 
     /// A Unix socket path longer than a socket address holds fails before connecting, naming the path and the limit,
     /// rather than being cut short to reach another socket.
+    ///
+    /// Plain only: it fails before any connection.
     @Test func aUnixSocketPathTooLongForTheSystemFailsNamingIt() async throws {
         let path = "/tmp/" + String(repeating: "d", count: 120) + ".sock"
         let performer = SocketRequestPerformer(configuration: .init(unixSocketPath: path))
@@ -442,15 +482,17 @@ import Testing
         #expect(performer.openConnections == 0)
     }
 
-    @Test func sendsAStreamBodyChunkedOrWithItsLengthNeverBoth() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func sendsAStreamBodyChunkedOrWithItsLengthNeverBoth(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("POST", "/upload") { request in
             .text(
                 "\(request.header("Content-Length") ?? "-") \(request.header("Transfer-Encoding") ?? "-") \(request.body.count)"
             )
         }
         let body = Data(repeating: 7, count: 200_000)
-        let performer = SocketRequestPerformer()
-        var chunked = URLRequest(url: server.url("/upload"))
+        let performer = kind.makeSocketPerformer()
+        var chunked = URLRequest(url: origin.url("/upload"))
         chunked.httpMethod = "POST"
         chunked.httpBodyStream = InputStream(data: body)
         let sentChunked = try await performer.perform(chunked)
@@ -462,26 +504,30 @@ import Testing
         #expect(String(decoding: sentSized.body, as: UTF8.self) == "200000 - 200000")
     }
 
-    @Test func failsAStreamBodyShorterThanItsLength() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func failsAStreamBodyShorterThanItsLength(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("POST", "/upload", response: .text("never"))
-        var request = URLRequest(url: server.url("/upload"))
+        var request = URLRequest(url: origin.url("/upload"))
         request.httpMethod = "POST"
         request.httpBodyStream = InputStream(data: Data(count: 10))
         request.setValue("20", forHTTPHeaderField: "Content-Length")
         let error = await #expect(throws: SluiceError.self) {
-            _ = try await SocketRequestPerformer().perform(request)
+            _ = try await kind.makeSocketPerformer().perform(request)
         }
         #expect(error?.message == "the request body stream ended after 10 bytes, short of its Content-Length of 20")
     }
 
     /// A header value with a line break never splits the head: FoundationNetworking drops such a field from the
     /// request, and the transport refuses one that gets through.
-    @Test func neverSendsAHeaderValueWithALineBreak() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func neverSendsAHeaderValueWithALineBreak(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/x", response: .text("x"))
-        var request = URLRequest(url: server.url("/x"))
+        var request = URLRequest(url: origin.url("/x"))
         request.setValue("a\r\nInjected: yes", forHTTPHeaderField: "X-Note")
         do {
-            _ = try await SocketRequestPerformer().perform(request)
+            _ = try await kind.makeSocketPerformer().perform(request)
             let received = try #require(server.receivedRequests.last)
             #expect(received.header("Injected") == nil)
             #expect(received.header("X-Note") == nil)
@@ -495,16 +541,20 @@ import Testing
         }
     }
 
-    @Test func sendsTheCodingsItDecodesAndNamesTheHost() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func sendsTheCodingsItDecodesAndNamesTheHost(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/headers") { request in
             .text("\(request.header("Accept-Encoding") ?? "-") \(request.header("Host") ?? "-")")
         }
-        let response = try await SocketRequestPerformer().perform(URLRequest(url: server.url("/headers")))
+        let response = try await kind.makeSocketPerformer().perform(URLRequest(url: origin.url("/headers")))
         let codings = SocketRequestPerformer.decodedContentCodings.joined(separator: ", ")
-        #expect(String(decoding: response.body, as: UTF8.self) == "\(codings) 127.0.0.1:\(server.port)")
+        #expect(String(decoding: response.body, as: UTF8.self) == "\(codings) \(origin.hostAndPort)")
     }
 
-    @Test func readsNoBodyAfterA304() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func readsNoBodyAfterA304(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         // The 304 announces the length of the representation it stands for, and sends no body.
         server.route(
             "/cached",
@@ -513,16 +563,17 @@ import Testing
             )
         )
         server.route("/after", response: .text("after"))
-        let performer = SocketRequestPerformer()
-        let cached = try await performer.perform(URLRequest(url: server.url("/cached")))
+        let performer = kind.makeSocketPerformer()
+        let cached = try await performer.perform(URLRequest(url: origin.url("/cached")))
         #expect(cached.status.code == 304)
         #expect(cached.body.isEmpty)
         // The connection carries the next request: nothing of the 304 was left to read.
-        let after = try await performer.perform(URLRequest(url: server.url("/after")))
+        let after = try await performer.perform(URLRequest(url: origin.url("/after")))
         #expect(String(decoding: after.body, as: UTF8.self) == "after")
         #expect(server.acceptedConnections == 1)
     }
 
+    /// Plain only: every test inside TLS already reaches its relay by the name `localhost`.
     @Test func resolvesAHostName() async throws {
         server.route("/named", response: .text("named"))
         let url = try #require(URL(string: "http://localhost:\(server.port)/named"))
@@ -530,10 +581,12 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == "named")
     }
 
-    @Test func closesIdleConnectionsAfterTheIdleTimeout() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func closesIdleConnectionsAfterTheIdleTimeout(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/n", response: .text("n"))
-        let performer = SocketRequestPerformer(configuration: .init(idleConnectionTimeout: .milliseconds(100)))
-        _ = try await performer.perform(URLRequest(url: server.url("/n")))
+        let performer = kind.makeSocketPerformer(configuration: .init(idleConnectionTimeout: .milliseconds(100)))
+        _ = try await performer.perform(URLRequest(url: origin.url("/n")))
         // Kept alive at first (unless the machine is so busy that the timeout has passed already).
         #expect(performer.openConnections <= 1)
         #expect(server.acceptedConnections == 1)
@@ -541,21 +594,23 @@ import Testing
         try await server.openConnectionsGauge.wait(for: "the server to see it close") { $0 == 0 }
     }
 
-    @Test func cancellingARequestFreesItsPlaceInThePool() async throws {
+    @Test(arguments: TransportKind.socketCases)
+    func cancellingARequestFreesItsPlaceInThePool(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let arrived = Signal("the request at the server")
         server.route("/hang") { _ in
             arrived.fire()
             return LoopbackResponse.text("late").delayed(by: .seconds(30))
         }
         server.route("/quick", response: .text("quick"))
-        let performer = SocketRequestPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
-        let hanging = Task { try await performer.perform(URLRequest(url: server.url("/hang"))) }
+        let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
+        let hanging = Task { try await performer.perform(URLRequest(url: origin.url("/hang"))) }
         try await arrived.wait()
         #expect(server.receivedRequests.count == 1)
         hanging.cancel()
         await #expect(throws: CancellationError.self) { try await hanging.value }
         #expect(performer.openConnections == 0)
-        let quick = try await performer.perform(URLRequest(url: server.url("/quick")))
+        let quick = try await performer.perform(URLRequest(url: origin.url("/quick")))
         #expect(String(decoding: quick.body, as: UTF8.self) == "quick")
     }
 }

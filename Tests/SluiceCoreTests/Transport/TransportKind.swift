@@ -1,11 +1,30 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
+import TestSupport
 import Testing
 
-/// The transports the transport suites run against: URLSession's and Sluice's own.
+/// The transports the transport suites run against: URLSession's, Sluice's own over plain TCP, and Sluice's own inside
+/// TLS, through a ``TLSRelay`` in front of the loopback server.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession
     case sockets
+    case socketsOverTLS
+
+    /// Every kind, Sluice's own inside TLS only where the relay can run: its tests are skipped, as the relay's own are,
+    /// where socat or openssl is missing and the peers are not required.
+    static var allCases: [TransportKind] {
+        tlsRelayPresent ? [.urlSession, .sockets, .socketsOverTLS] : plainCases
+    }
+
+    /// The kinds over plain TCP, for suites against a server that is not the loopback server (nginx, whose own TLS
+    /// site has tests of its own).
+    static let plainCases: [TransportKind] = [.urlSession, .sockets]
+
+    /// The kinds that are Sluice's own transport, for the suites of what only it does.
+    static var socketCases: [TransportKind] {
+        allCases.filter { $0 != .urlSession }
+    }
 
     var testDescription: String { rawValue }
 
@@ -26,8 +45,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
                 maximumBodySize: maximumBodySize,
                 streamBufferLimit: streamBufferLimit
             )
-        case .sockets:
-            return SocketRequestPerformer(
+        case .sockets, .socketsOverTLS:
+            return makeSocketPerformer(
                 configuration: SocketRequestPerformer.Configuration(
                     maximumConnectionsPerOrigin: 50,
                     maximumBodySize: maximumBodySize,
@@ -38,6 +57,98 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
                 )
             )
         }
+    }
+
+    /// A client on this kind's transport; for ``sockets``, `APIClient()`, whose default transport is Sluice's own on
+    /// Linux.
+    ///
+    /// - Returns: The client.
+    func makeClient() -> APIClient {
+        self == .sockets ? APIClient() : APIClient(requestPerformer: makePerformer())
+    }
+
+    /// Sluice's own transport with a configuration; for ``socketsOverTLS``, one that trusts the root of the test
+    /// certificates (the test fails when they could not be made) and never falls back to URLSession.
+    ///
+    /// - Parameter configuration: The configuration, over plain TCP.
+    /// - Returns: The performer.
+    func makeSocketPerformer(
+        configuration: SocketRequestPerformer.Configuration = .init()
+    ) -> SocketRequestPerformer {
+        var configuration = configuration
+        if self == .socketsOverTLS {
+            switch TestPKI.shared {
+            case .success(let pki)?:
+                configuration.tls.additionalTrustRoots = [.file(pki.root.path)]
+            case .failure(let error)?:
+                Issue.record("the test certificates could not be made: \(error)")
+            case nil:
+                Issue.record("openssl is missing: the test certificates could not be made")
+            }
+            // Nothing may reach URLSession unnoticed: a request it cannot send itself fails.
+            configuration.fallback = NoFallback()
+        }
+        return SocketRequestPerformer(configuration: configuration)
+    }
+
+    /// The loopback server as this kind reaches it: itself, or a TLS relay started in front of it.
+    ///
+    /// The certificates are made and the relay started off the cooperative pool, as the other peers are: dozens of TLS
+    /// cases start at once, and each waits for openssl or socat, which would hold the pool's few threads meanwhile.
+    ///
+    /// - Parameter server: The server.
+    /// - Returns: Its origin, which keeps the relay running while it lives.
+    /// - Throws: When the test certificates could not be made or socat did not start.
+    func origin(of server: LoopbackServer) async throws -> LoopbackOrigin {
+        guard self == .socketsOverTLS else { return LoopbackOrigin(server: server, relay: nil) }
+        _ = try await offThePool { TestPKI.shared != nil }
+        let pki = try requirePKI()
+        let port = server.baseURL.port ?? 0
+        let relay = try await offThePool { try TLSRelay(upstreamPort: port, chain: pki.good.chain, key: pki.good.key) }
+        return LoopbackOrigin(server: server, relay: relay)
+    }
+}
+
+/// A loopback server as a transport kind reaches it: over plain TCP, or inside TLS through a relay that passes its
+/// bytes on as they are, so that its scripted faults reach the client inside TLS.
+///
+/// The relay runs while the origin lives: keep the origin until the test's last request has ended.
+struct LoopbackOrigin: Sendable {
+    /// The server behind it.
+    let server: LoopbackServer
+    /// The relay in front of the server, for Sluice's own transport inside TLS.
+    let relay: TLSRelay?
+
+    /// The URL of a path: the server's, or `https://localhost:<relay port><path>`.
+    ///
+    /// - Parameter pathAndQuery: The path, with its leading `/`, and any query.
+    /// - Returns: The URL.
+    func url(_ pathAndQuery: String) -> URL {
+        relay?.url(pathAndQuery) ?? server.url(pathAndQuery)
+    }
+
+    /// The URL of its root, without a trailing `/`, as ``LoopbackServer/baseURL`` is.
+    var baseURL: URL {
+        relay.map { URL(string: "https://localhost:\($0.port)") ?? server.baseURL } ?? server.baseURL
+    }
+
+    /// `host:port` as the transport names the origin in its messages and pool.
+    var hostAndPort: String {
+        "\(baseURL.host ?? ""):\(baseURL.port ?? 0)"
+    }
+
+    /// A request to a path.
+    ///
+    /// - Parameters:
+    ///   - path: The path, with its leading `/`, and any query.
+    ///   - method: The method.
+    ///   - body: The body, if any.
+    /// - Returns: The request.
+    func request(_ path: String, method: String = "GET", body: Data? = nil) -> URLRequest {
+        var request = URLRequest(url: url(path))
+        request.httpMethod = method
+        request.httpBody = body
+        return request
     }
 }
 

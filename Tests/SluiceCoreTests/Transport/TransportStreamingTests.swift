@@ -12,9 +12,6 @@ import Testing
         server = try LoopbackServer()
     }
 
-    /// The loopback server as Sluice's own transport names it in errors.
-    var origin: String { "\(server.baseURL.host ?? ""):\(server.baseURL.port ?? 0)" }
-
     /// A response that never ends on its own: a terabyte, a kilobyte every 10 ms, so that a transfer that ends
     /// was ended by the client.
     static let endless = LoopbackResponse.generated(byteCount: 1 << 40, chunkSize: 1_024, pause: .milliseconds(10))
@@ -26,10 +23,11 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func streamsABodyInChunksThatAddUpToIt(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let body = Self.pattern(4 << 20)
         server.route("/big", response: LoopbackResponse(headers: [LoopbackHeader("X-Kind", "pattern")], body: body))
         let performer = kind.makePerformer()
-        let response = try await performer.stream(URLRequest(url: server.url("/big")))
+        let response = try await performer.stream(URLRequest(url: origin.url("/big")))
         #expect(response.status == .ok)
         #expect(response.headers["x-kind"] == "pattern")
         #expect(response.body.expectedLength == Int64(body.count))
@@ -46,21 +44,23 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func streamsAChunkedBody(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let body = Self.pattern(100_000)
         server.route("/chunked", response: LoopbackResponse(body: body).injecting(.chunked(chunkSize: 1_000)))
-        let response = try await kind.makePerformer().stream(URLRequest(url: server.url("/chunked")))
+        let response = try await kind.makePerformer().stream(URLRequest(url: origin.url("/chunked")))
         #expect(response.body.expectedLength == nil)
         #expect(try await response.body.collect(upTo: 1 << 20) == body)
     }
 
     @Test(arguments: TransportKind.allCases)
     func aConnectionCutMidBodyFailsTheBodyAfterTheBytesBeforeIt(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route(
             "/cut",
             response: LoopbackResponse(body: Self.pattern(10_000)).injecting(.closeMidBody(afterBytes: 3_000))
         )
         let performer = kind.makePerformer()
-        let response = try await performer.stream(URLRequest(url: server.url("/cut")))
+        let response = try await performer.stream(URLRequest(url: origin.url("/cut")))
         #expect(response.status == .ok)
         var received = Data()
         let error = await #expect(throws: (any Error).self) {
@@ -71,22 +71,26 @@ import Testing
         switch kind {
         case .urlSession:
             #expect(error is URLError)
-        case .sockets:
+        case .sockets, .socketsOverTLS:
             let message = (error as? SluiceError)?.message
-            #expect(message == "the server closed the connection after 3000 of 10000 bytes of the body (\(origin))")
+            #expect(
+                message
+                    == "the server closed the connection after 3000 of 10000 bytes of the body (\(origin.hostAndPort))"
+            )
         }
         #expect(received == Self.pattern(3_000))
     }
 
     @Test(arguments: TransportKind.allCases)
     func droppingTheBodyEndsTheTransfer(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route(
             "/slow",
             response: Self.endless
         )
         let performer = kind.makePerformer()
         do {
-            let response = try await performer.stream(URLRequest(url: server.url("/slow")))
+            let response = try await performer.stream(URLRequest(url: origin.url("/slow")))
             var iterator = response.body.makeAsyncIterator()
             _ = try await iterator.next()
         }
@@ -95,9 +99,10 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func cancellingTheReadingTaskEndsTheTransferAtOnce(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         server.route("/slow", response: Self.endless)
         let performer = kind.makePerformer()
-        let response = try await performer.stream(URLRequest(url: server.url("/slow")))
+        let response = try await performer.stream(URLRequest(url: origin.url("/slow")))
         let reader = Task {
             for try await _ in response.body {}
         }
@@ -108,13 +113,14 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func cancellingBeforeTheHeadThrowsACancellation(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let arrived = Signal("the request at the server")
         server.route("/late") { _ in
             arrived.fire()
             return LoopbackResponse.text("late").delayed(by: .seconds(30))
         }
         let performer = kind.makePerformer()
-        let request = URLRequest(url: server.url("/late"))
+        let request = URLRequest(url: origin.url("/late"))
         let streaming = Task { try await performer.stream(request) }
         try await arrived.wait()
         #expect(server.receivedRequests.count == 1)

@@ -23,18 +23,12 @@ import Testing
         }
     }
 
-    private func request(_ path: String, method: String = "GET", body: Data? = nil) -> URLRequest {
-        var request = URLRequest(url: server.url(path))
-        request.httpMethod = method
-        request.httpBody = body
-        return request
-    }
-
     @Test(arguments: TransportKind.allCases, ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
     func sendsEveryMethod(_ kind: TransportKind, _ method: String) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         let body = method == "GET" ? nil : Data("payload of \(method)".utf8)
-        let response = try await performer.perform(request("/echo", method: method, body: body))
+        let response = try await performer.perform(origin.request("/echo", method: method, body: body))
         #expect(response.status == .ok)
         #expect(response.headers["x-method"] == method)
         #expect(response.body == (body ?? Data()))
@@ -43,9 +37,10 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func sendsHeadWithoutReadingABody(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("HEAD", "/thing", response: .text("ignored"))
-        let response = try await performer.perform(request("/thing", method: "HEAD"))
+        let response = try await performer.perform(origin.request("/thing", method: "HEAD"))
         #expect(response.status == .ok)
         #expect(response.body.isEmpty)
         #expect(response.headers[.contentLength] == "7")
@@ -53,11 +48,12 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func sendsHeadersAndQueryAndReceivesHeaders(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/search") { _ in
             LoopbackResponse.json("[]").addingHeader("ETag", "\"v1\"").addingHeader("X-Rate-Remaining", "42")
         }
-        var request = request("/search?q=a%20b&tag=x&tag=y")
+        var request = origin.request("/search?q=a%20b&tag=x&tag=y")
         request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
         request.setValue("sluice-tests", forHTTPHeaderField: "User-Agent")
         let response = try await performer.perform(request)
@@ -77,27 +73,29 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func carriesLargeBodiesBothWays(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         let upload = sampleBytes(2 << 20, seed: 31)
-        let echoed = try await performer.perform(request("/echo", method: "POST", body: upload))
+        let echoed = try await performer.perform(origin.request("/echo", method: "POST", body: upload))
         #expect(echoed.body == upload)
         let download = sampleBytes(6 << 20, seed: 7)
         server.route("GET", "/big", response: LoopbackResponse(body: download))
-        #expect(try await performer.perform(request("/big")).body == download)
+        #expect(try await performer.perform(origin.request("/big")).body == download)
     }
 
     @Test(arguments: TransportKind.allCases, [201, 204, 301, 404, 500, 503])
     func returnsEveryStatusWithoutThrowing(_ kind: TransportKind, _ code: Int) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route(
             "GET",
             "/status",
             response: LoopbackResponse(status: code, body: code == 204 ? Data() : Data("s".utf8))
         )
-        var request = request("/status")
+        var request = origin.request("/status")
         if code == 301 {
             // A redirect without a Location is returned as it is.
-            request.url = server.url("/status")
+            request.url = origin.url("/status")
         }
         let response = try await performer.perform(request)
         #expect(response.status.code == code)
@@ -107,6 +105,7 @@ import Testing
     /// where its path matches, and send none on a request that handles no cookies.
     @Test(arguments: TransportKind.allCases)
     func sendsACookieSetByARedirectOnTheRequestItRedirectsTo(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/cookies/set") { _ in
             LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "k=v; Path=/cookies")
@@ -115,14 +114,16 @@ import Testing
             LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "scoped=1; Path=/elsewhere")
         }
         server.route("GET", "/cookies/show") { request in .text(request.header("Cookie") ?? "(none)") }
-        let redirected = try await performer.perform(request("/cookies/set"))
+        let redirected = try await performer.perform(origin.request("/cookies/set"))
         #expect(String(decoding: redirected.body, as: UTF8.self) == "k=v")
-        #expect(String(decoding: try await performer.perform(request("/cookies/show")).body, as: UTF8.self) == "k=v")
+        #expect(
+            String(decoding: try await performer.perform(origin.request("/cookies/show")).body, as: UTF8.self) == "k=v"
+        )
         // A cookie whose path does not match the redirect's URL stays behind.
-        let scoped = try await performer.perform(request("/elsewhere/set"))
+        let scoped = try await performer.perform(origin.request("/elsewhere/set"))
         #expect(String(decoding: scoped.body, as: UTF8.self) == "k=v")
         // A request that handles no cookies gets none on its redirect either.
-        var plain = request("/cookies/set")
+        var plain = origin.request("/cookies/set")
         plain.httpShouldHandleCookies = false
         let fresh = kind.makePerformer()
         #expect(String(decoding: try await fresh.perform(plain).body, as: UTF8.self) == "(none)")
@@ -130,29 +131,32 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func receivesAChunkedBodyIntact(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         let body = Data(String(repeating: "chunk-", count: 5_000).utf8)
         server.route("GET", "/chunked", response: LoopbackResponse(body: body, fault: .chunked(chunkSize: 777)))
-        #expect(try await performer.perform(request("/chunked")).body == body)
+        #expect(try await performer.perform(origin.request("/chunked")).body == body)
     }
 
     @Test(arguments: TransportKind.allCases)
     func receivesASlowDripIntact(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route(
             "GET",
             "/drip",
             response: LoopbackResponse(body: Data("0123456789".utf8), fault: .drip(bytes: 3, every: .milliseconds(20)))
         )
-        #expect(try await performer.perform(request("/drip")).body == Data("0123456789".utf8))
+        #expect(try await performer.perform(origin.request("/drip")).body == Data("0123456789".utf8))
     }
 
     @Test(arguments: TransportKind.allCases)
     func failsWhenTheServerClosesWithoutAnswering(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/close", response: LoopbackResponse(fault: .closeWithoutResponse))
         let error = try await #require(throws: SluiceError.self) {
-            try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/close")))
+            try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/close")))
         }
         #expect(error.code == .transport)
         #expect(error.underlyingError is URLError)
@@ -160,6 +164,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func failsOnATruncatedBody(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route(
             "GET",
@@ -167,32 +172,34 @@ import Testing
             response: LoopbackResponse(body: Data(repeating: 65, count: 10_000), fault: .closeMidBody(afterBytes: 100))
         )
         let error = try await #require(throws: SluiceError.self) {
-            try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/truncated")))
+            try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/truncated")))
         }
         #expect(error.code == .transport)
         switch kind {
         case .urlSession:
             #expect(error.message.hasPrefix("the request failed: URLError"))
-        case .sockets:
+        case .sockets, .socketsOverTLS:
             #expect(error.message.hasPrefix("the server closed the connection after 100 of 10000 bytes of the body"))
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func failsOnAConnectionReset(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/reset", response: LoopbackResponse(fault: .resetConnection))
         let error = try await #require(throws: SluiceError.self) {
-            try await APIClient(requestPerformer: performer).perform(Raw(url: server.url("/reset")))
+            try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/reset")))
         }
         #expect(error.code == .transport)
     }
 
     @Test(arguments: TransportKind.allCases)
     func timesOutWhenTheServerSendsNothing(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
-        var raw = Raw(url: server.url("/slow"))
+        var raw = Raw(url: origin.url("/slow"))
         raw.timeout = 0.2
         let start = ContinuousClock.now
         let error = try await #require(throws: SluiceError.self) {
@@ -203,7 +210,7 @@ import Testing
         #expect(
             error.description == """
                 error: the request timed out during the transport stage
-                  --> GET \(server.url("/slow")) [stage: transport]
+                  --> GET \(origin.url("/slow")) [stage: transport]
                    |
                    | caused by: URLError -1001: no byte of the response within the idle timeout of 200.00ms
                 """
@@ -262,8 +269,9 @@ import Testing
 
     @Test(arguments: TransportKind.allCases, [TimeInterval.greatestFiniteMagnitude, .infinity, 1e10, 0, -1, .nan])
     func sendsWithoutATimeoutWhenItIsOutOfRange(_ kind: TransportKind, _ timeout: TimeInterval) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
-        var raw = Raw(url: server.url("/echo"))
+        var raw = Raw(url: origin.url("/echo"))
         raw.timeout = timeout
         #expect(try await APIClient(requestPerformer: performer).perform(raw) == Data())
         #expect(requestsInFlight(performer) == 0)
@@ -281,9 +289,10 @@ import Testing
             as [(TimeInterval, Int)]
     )
     func holdsATimeoutSetOnTheRequestAsGiven(_ kind: TransportKind, _ timing: (TimeInterval, Int)) async throws {
+        let origin = try await kind.origin(of: server)
         let (timeout, delay) = timing
         server.route("GET", "/late", response: LoopbackResponse(body: Data("late".utf8), delay: .milliseconds(delay)))
-        var request = URLRequest(url: server.url("/late"))
+        var request = URLRequest(url: origin.url("/late"))
         request.timeoutInterval = timeout
         let performer = kind.makePerformer()
         let response = try await performer.perform(request)
@@ -295,6 +304,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func takesADefinitionsTimeoutOfCenturiesAsNone(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         struct Patient: Endpoint {
             static let definition: Definition<Patient> = Definition(
@@ -304,7 +314,7 @@ import Testing
             )
             typealias Response = Data
         }
-        let request = try Patient().build(on: Server([.production: server.baseURL]))
+        let request = try Patient().build(on: Server([.production: origin.baseURL]))
         #expect(request.timeoutInterval == 1e10)
         let response = try await performer.perform(request)
         #expect(response.status == .ok)
@@ -312,6 +322,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func keepsASlowButSteadyResponseAlive(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         // The body alone takes a quarter of a second longer than the timeout to arrive, 10 bytes every 250 ms, so
         // the whole response outlasts the timeout, but it is never idle for more than a fraction of it. The
@@ -325,7 +336,7 @@ import Testing
             "/drip",
             response: LoopbackResponse(body: body, fault: .drip(bytes: 10, every: .milliseconds(250)))
         )
-        var raw = Raw(url: server.url("/drip"))
+        var raw = Raw(url: origin.url("/drip"))
         raw.timeout = timeout
         let start = ContinuousClock.now
         #expect(try await APIClient(requestPerformer: performer).perform(raw) == body)
@@ -334,6 +345,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func cancelsTheTransferWhenTheCallerIsCancelled(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         let arrived = Signal("the request at the server")
         server.route("GET", "/slow") { _ in
@@ -341,7 +353,7 @@ import Testing
             return LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60))
         }
         let client = APIClient(requestPerformer: performer)
-        let task = Task { try await client.perform(Raw(url: server.url("/slow"))) }
+        let task = Task { try await client.perform(Raw(url: origin.url("/slow"))) }
         try await arrived.wait()
         let start = ContinuousClock.now
         task.cancel()
@@ -357,11 +369,12 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func cancelsARequestCancelledBeforeItStarts(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         let client = APIClient(requestPerformer: performer)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await client.perform(Raw(url: server.url("/echo")))
+            return try await client.perform(Raw(url: origin.url("/echo")))
         }
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)
@@ -370,6 +383,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func refusesABodyOverTheLimit(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let small = kind.makePerformer(maximumBodySize: 1_000)
         server.route("GET", "/big", response: LoopbackResponse(body: Data(repeating: 1, count: 5_000)))
         server.route(
@@ -378,17 +392,18 @@ import Testing
             response: LoopbackResponse(body: Data(repeating: 1, count: 5_000), fault: .chunked(chunkSize: 400))
         )
         let declared = try await #require(throws: SluiceError.self) {
-            try await APIClient(requestPerformer: small).perform(Raw(url: server.url("/big")))
+            try await APIClient(requestPerformer: small).perform(Raw(url: origin.url("/big")))
         }
         #expect(declared.message == "the response body is 5000 bytes, more than the limit of 1000 bytes")
         let streamed = try await #require(throws: SluiceError.self) {
-            try await APIClient(requestPerformer: small).perform(Raw(url: server.url("/bigchunked")))
+            try await APIClient(requestPerformer: small).perform(Raw(url: origin.url("/bigchunked")))
         }
         #expect(streamed.message == "the response body is more than 1000 bytes, more than the limit of 1000 bytes")
     }
 
     @Test(arguments: TransportKind.allCases)
     func answersAThousandRequestsFiftyAtATime(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/items/*") { request in
             LoopbackResponse.json(#"{"id": \#(request.path.split(separator: "/").last ?? "0")}"#)
@@ -411,7 +426,7 @@ import Testing
             func add() {
                 let id = next
                 next += 1
-                group.addTask { try await client.perform(GetItem(url: server.url("/items/\(id)"))).id }
+                group.addTask { try await client.perform(GetItem(url: origin.url("/items/\(id)"))).id }
             }
             for _ in 0..<50 {
                 add()

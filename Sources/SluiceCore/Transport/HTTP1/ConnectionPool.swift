@@ -50,6 +50,15 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// The sessions in OpenSSL's own store of its TLS context, which holds none; `nil` before its first `https://`
+    /// connection.
+    var sessionsStoredByOpenSSL: Int? {
+        tlsContext.withLock { stored in
+            guard case .success(let context) = stored else { return nil }
+            return context.sessionsStoredByOpenSSL
+        }
+    }
+
     /// The connections open, idle or carrying a request, across origins: the origins' `open` counts added up,
     /// changed with them under the pool's lock.
     let openConnections = Gauge()

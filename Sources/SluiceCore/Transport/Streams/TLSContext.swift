@@ -82,6 +82,11 @@ final class TLSContext: @unchecked Sendable {
 
     // MARK: Sessions
 
+    /// The sessions in OpenSSL's own store of the context, which holds none: the sessions to resume are kept here.
+    var sessionsStoredByOpenSSL: Int {
+        openSSL.contextControl(context, Int32(SLUICE_SSL_CTRL_SESS_NUMBER), 0, nil)
+    }
+
     /// Sets the origin's last session on a connection about to shake hands, so that it is resumed if the server
     /// still knows it.
     func resumeSession(of origin: String, on ssl: OpaquePointer) {
@@ -159,10 +164,13 @@ private struct ContextSetup {
         // Writes of part of a buffer, as a socket takes them; the buffer may move between an attempt and its retry.
         let mode = SLUICE_SSL_MODE_ENABLE_PARTIAL_WRITE | SLUICE_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
         _ = openSSL.contextControl(context, Int32(SLUICE_SSL_CTRL_MODE), mode, nil)
+        // Sessions are kept by TLSContext, the last one of each origin. OpenSSL's own store would add the session of
+        // every new connection and never look one up on a client, holding up to 20,480 of them (about 100 MB) until
+        // they expire: it is left empty.
         _ = openSSL.contextControl(
             context,
             Int32(SLUICE_SSL_CTRL_SET_SESS_CACHE_MODE),
-            SLUICE_SSL_SESS_CACHE_CLIENT,
+            SLUICE_SSL_SESS_CACHE_CLIENT | SLUICE_SSL_SESS_CACHE_NO_INTERNAL_STORE,
             nil
         )
         // SSL_CTX_set_alpn_protos returns 0 on success, unlike its neighbours.
