@@ -628,7 +628,11 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             )
             return
         }
-        let reusable = keepAlive && requestSent && (exchange.responseHead?.keepAlive ?? false)
+        // Bytes already inside TLS past the response (a record read ahead with its last one) were sent for no request,
+        // as bytes arriving on an idle connection are: the socket's readiness would never report them, and the next
+        // request would read them as its answer.
+        let reusable =
+            keepAlive && requestSent && (exchange.responseHead?.keepAlive ?? false) && !stream.hasBufferedInput
         self.exchange = nil
         requestsServed += 1
         bodyStream?.close()
@@ -748,8 +752,11 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    /// Whether an idle connection is still good to send on: nothing, not even its end, waits to be read.
-    var looksReusable: Bool { socket.pendingInput() == .nothing }
+    /// Whether an idle connection is still good to send on: nothing, not even its end, waits to be read, on the socket
+    /// or inside TLS.
+    var looksReusable: Bool {
+        lock.withLock { _ in !isClosed && socket.pendingInput() == .nothing && !stream.hasBufferedInput }
+    }
 
     // MARK: Errors
 
