@@ -620,8 +620,16 @@ extension NginxServer {
     ) throws -> (ChildProcess, Signal, Int, Int?) {
         var attempt = 1
         while true {
-            let port = try freePort()
-            let tlsPort = tls == nil ? nil : try freePort()
+            // The first port stays bound while the second is chosen, so that the two are never the same port.
+            let (held, port) = try reservedPort()
+            let tlsPort: Int?
+            do {
+                tlsPort = tls == nil ? nil : try freePort()
+            } catch {
+                close(held)
+                throw error
+            }
+            close(held)
             do {
                 let (process, exited) = try launch(
                     executable,
