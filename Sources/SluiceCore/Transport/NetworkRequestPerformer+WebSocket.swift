@@ -92,7 +92,7 @@ final class URLSessionWebSocketChannel: WebSocketChannel {
             }
             let response = (task.response as? HTTPURLResponse).map { HTTPResponse($0, body: Data()) }
             var answer =
-                response.map { "the server answered \($0.status) rather than 101 Switching Protocols" }
+                response.map { WebSocketHandshake.refusal($0.status) }
                 ?? SluiceError.describe(error)
             #if canImport(FoundationNetworking)
             if response == nil {

@@ -155,7 +155,7 @@ public final class StubPerformer: RequestPerformer {
         throw SluiceError(
             .handshake,
             message:
-                "the WebSocket handshake failed: the server answered \(response.status) rather than 101 Switching Protocols",
+                "the WebSocket handshake failed: \(WebSocketHandshake.refusal(response.status))",
             request: request,
             response: response
         )

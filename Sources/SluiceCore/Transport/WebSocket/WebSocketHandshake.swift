@@ -110,9 +110,7 @@ package struct WebSocketHandshake {
             SluiceError(.handshake, message: "the WebSocket handshake failed: \(rule)")
         }
         guard head.status == 101 else {
-            throw failure(
-                "the server answered \(HTTPStatus(code: head.status)) rather than 101 Switching Protocols"
-            )
+            throw failure(Self.refusal(HTTPStatus(code: head.status)))
         }
         guard tokens("Upgrade").contains(where: { $0.lowercased() == "websocket" }) else {
             throw failure(
@@ -156,6 +154,14 @@ package struct WebSocketHandshake {
         }
         agreement.subprotocol = subprotocol
         return agreement
+    }
+
+    /// What a message says of a server that answered a handshake with another status than 101.
+    ///
+    /// - Parameter status: The server's status.
+    /// - Returns: The clause, such as `the server answered 403 Forbidden rather than 101 Switching Protocols`.
+    package static func refusal(_ status: HTTPStatus) -> String {
+        "the server answered \(status) rather than 101 Switching Protocols"
     }
 
     /// A field's values as a message quotes them: `"h2c"`, or `none` when it is absent.
