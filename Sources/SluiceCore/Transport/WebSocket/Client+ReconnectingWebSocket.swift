@@ -279,6 +279,8 @@ final class ReconnectingWebSocketChannel: WebSocketChannel {
             defer { group.cancelAll() }
             return try await group.next() ?? false
         }
+        // A cancelled reader wakes both children at once; whichever answers first, the reader's cancellation wins.
+        try Task.checkCancellation()
         return waited && !state.withLock { $0.closedByClient }
     }
 
