@@ -7,10 +7,13 @@ import Foundation
 /// - Parameter work: The work.
 /// - Returns: What the work returns.
 /// - Throws: What the work throws.
-public func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
+public func offThePool<Value: Sendable, Failure: Error>(
+    _ work: @escaping @Sendable () throws(Failure) -> Value
+) async throws(Failure) -> Value {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
         Thread.detachNewThread {
-            continuation.resume(with: Result { try work() })
+            continuation.resume(returning: Result { () throws(Failure) in try work() })
         }
     }
+    return try result.get()
 }

@@ -314,7 +314,7 @@ import Testing
     /// In this suite, which runs one test at a time, so that its load does not weigh on the memory measured above.
     @Test(.enabled(if: tlsPeersPresent, tlsPeersMissing))
     func thousandsOfRequestsOverTLSSixtyFourAtATime() async throws {
-        let pki = try requirePKI()
+        let pki = try await requirePKI()
         let upstream = try LoopbackServer(requestLogLimit: 100)
         let hanging = SoakTests.Hanging()
         SoakTests.install(on: upstream, hanging: hanging)

@@ -229,7 +229,16 @@ extension NginxServer {
     }
 
     /// The TLS site's access log, a line a request: whether its session was resumed (`r` or `.`), and the protocol.
-    var tlsAccessLog: [String] {
+    ///
+    /// nginx writes a request's line once it has sent the response, so the client may read the response first. This
+    /// sends `/cache/sentinel` over TLS through `performer` before reading: one nginx process handles it only after
+    /// writing the lines of the requests before it, and logs it elsewhere.
+    ///
+    /// - Parameter performer: The performer that sent the requests, or any that reaches the TLS site.
+    /// - Returns: The lines, in order.
+    /// - Throws: When the sentinel request fails.
+    func tlsAccessLog(after performer: some RequestPerformer) async throws -> [String] {
+        _ = try await performer.perform(URLRequest(url: try httpsURL("/cache/sentinel")))
         let text = (try? String(contentsOf: directory.appendingPathComponent("tls-access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)
     }

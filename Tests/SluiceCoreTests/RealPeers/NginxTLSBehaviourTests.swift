@@ -26,8 +26,8 @@ extension NginxTLSTests {
     struct ConfigurationTests {
         let pki: TestPKI
 
-        init() throws {
-            pki = try requirePKI()
+        init() async throws {
+            pki = try await requirePKI()
         }
 
         /// A pin of the server's key, or of its intermediate's, lets the connection through; a pin of another key fails
@@ -115,8 +115,10 @@ extension NginxTLSTests {
         func aServerOfOneVersion(_ version: String) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key, protocols: version))
             let url = try server.httpsURL("/small.json")
-            #expect(try await tlsPerformer(pki).perform(URLRequest(url: url)).body == NginxServer.smallJSON)
-            #expect(server.tlsAccessLog.last?.hasSuffix(version) == true, "\(server.tlsAccessLog)")
+            let performer = try tlsPerformer(pki)
+            #expect(try await performer.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
+            let log = try await server.tlsAccessLog(after: performer)
+            #expect(log.last?.hasSuffix(version) == true, "\(log)")
             guard version == "TLSv1.2" else { return }
             let modern = try tlsPerformer(pki) { $0.minimumVersion = .tls13 }
             let message = await failureMessage(url, with: modern)
@@ -172,7 +174,8 @@ extension NginxTLSTests {
                 let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
                 #expect(response.body == NginxServer.smallJSON)
             }
-            #expect(server.tlsAccessLog == [". \(version)", "r \(version)", "r \(version)"])
+            let log = try await server.tlsAccessLog(after: performer)
+            #expect(log == [". \(version)", "r \(version)", "r \(version)"])
             #expect(performer.sessionsStoredByOpenSSL == 0)
         }
 
@@ -203,7 +206,7 @@ extension NginxTLSTests {
         let server: NginxServer
 
         init() async throws {
-            pki = try requirePKI()
+            pki = try await requirePKI()
             upstream = try LoopbackServer()
             server = try await startTLSServer(
                 .init(chain: pki.good.chain, key: pki.good.key, upstream: upstream.baseURL)

@@ -18,8 +18,8 @@ let tlsPeersMissing: Comment =
     "nginx or openssl is missing; SLUICE_REQUIRE_PEERS=1 makes their absence a failure"
 
 /// The certificates of the run, or a failure when the peers are required and openssl is missing.
-func requirePKI() throws -> TestPKI {
-    try #require(TestPKI.shared, "SLUICE_REQUIRE_PEERS is set, but openssl is missing").get()
+func requirePKI() async throws -> TestPKI {
+    try #require(await TestPKI.shared(), "SLUICE_REQUIRE_PEERS is set, but openssl is missing").get()
 }
 
 /// Starts nginx with a TLS site, or fails when the peers are required and nginx is missing.
@@ -79,8 +79,8 @@ extension NginxTLSTests {
     struct VerificationTests {
         let pki: TestPKI
 
-        init() throws {
-            pki = try requirePKI()
+        init() async throws {
+            pki = try await requirePKI()
         }
 
         /// With the test root added, documents arrive whole, the connection is kept alive, and one connection carries

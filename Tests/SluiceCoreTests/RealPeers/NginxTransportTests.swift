@@ -2,6 +2,7 @@ import ClientFixtures
 // Transports against nginx, a real HTTP/1.1 server: every body is compared byte for byte with the document served.
 import Foundation
 import SluiceCore
+import TestSupport
 import Testing
 
 // URLRequest lives in FoundationNetworking on Linux; Apple platforms ship it inside Foundation.
@@ -313,18 +314,20 @@ struct NginxServerTests {
     /// Stopping a server ends nginx as asked, not killed, closes its port, and removes its directory, socket
     /// included, even when the thread that started it blocked the signal that asks, as the threads tests run on
     /// may.
-    @Test func stoppingEndsTheServerAndRemovesItsDirectory() throws {
-        var blocked = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&blocked)
-        sigaddset(&blocked, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        let started = Result { try NginxServer.start() }
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
-        let server = try #require(try started.get())
+    @Test func stoppingEndsTheServerAndRemovesItsDirectory() async throws {
+        let started = try await offThePool { () throws -> NginxServer? in
+            var blocked = sigset_t()
+            var previous = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            return try NginxServer.start()
+        }
+        let server = try #require(started)
 
         #expect(NginxServer.acceptsConnections(port: server.port))
-        server.stop()
+        await offThePool { server.stop() }
         #expect(server.process.terminationStatus == 0)
         #expect(!NginxServer.acceptsConnections(port: server.port))
         #expect(!FileManager.default.fileExists(atPath: server.directory.path))

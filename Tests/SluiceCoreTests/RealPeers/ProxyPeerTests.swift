@@ -56,7 +56,7 @@ extension ProxyPeerTests {
         let origin: NginxServer
 
         init() async throws {
-            pki = try requirePKI()
+            pki = try await requirePKI()
             origin = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
         }
 
@@ -192,7 +192,7 @@ extension ProxyPeerTests {
         let origin: NginxServer
 
         init() async throws {
-            pki = try requirePKI()
+            pki = try await requirePKI()
             origin = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
         }
 

@@ -2,6 +2,7 @@ import ClientFixtures
 import Foundation
 import SluiceCore
 import SluiceTesting
+import TestSupport
 import Testing
 
 /// Sluice's own transport inside TLS, against the loopback server behind a socat relay that passes its bytes on as
@@ -15,10 +16,12 @@ struct TLSRelayTransportTests {
     let relay: TLSRelay
     let performer: SocketRequestPerformer
 
-    init() throws {
-        let pki = try requirePKI()
-        server = try LoopbackServer()
-        relay = try TLSRelay(upstreamPort: server.url("/").port ?? 0, chain: pki.good.chain, key: pki.good.key)
+    init() async throws {
+        let pki = try await requirePKI()
+        let server = try LoopbackServer()
+        self.server = server
+        let port = server.url("/").port ?? 0
+        relay = try await offThePool { try TLSRelay(upstreamPort: port, chain: pki.good.chain, key: pki.good.key) }
         performer = try tlsPerformer(pki)
     }
 

@@ -3,10 +3,11 @@ import ClientFixtures
 // client certificates the TLS tests need, good and bad, in a temporary directory of their own.
 import Foundation
 import SluiceCore
+import TestSupport
 
 /// A certificate authority and the certificates it signed, written as PEM files into a temporary directory.
 ///
-/// Made once per test run (``shared``): a root, an intermediate signed by it, and leaves signed by the intermediate,
+/// Made once per test run (``shared()``): a root, an intermediate signed by it, and leaves signed by the intermediate,
 /// each with an EC P-256 key. Every server chain is the leaf then the intermediate, so a client needs only the root.
 ///
 /// `.ci/run` installs `openssl`; elsewhere the tests that need it are skipped when it is missing, unless
@@ -59,10 +60,28 @@ final class TestPKI: Sendable {
     }()
 
     /// The certificates of this run, made on first use; `nil` when there is no openssl.
-    static let shared: Result<TestPKI, TestPKIError>? = {
+    ///
+    /// Read through ``shared()`` only: making them runs openssl a dozen times, and a test that read this on the
+    /// cooperative pool would hold one of its few threads meanwhile (and so would every test that read it then, waiting
+    /// for the first), stalling unrelated tests past their timeouts.
+    private static let made: Result<TestPKI, TestPKIError>? = {
         guard let executable else { return nil }
         return Result { () throws(TestPKIError) in try TestPKI(openssl: executable) }
     }()
+
+    /// The certificates once ``shared()`` has returned them, for code that cannot wait; `nil` before.
+    static var madeAlready: Result<TestPKI, TestPKIError>? {
+        madeSoFar.withLock { $0 }
+    }
+
+    private static let madeSoFar = Locked<Result<TestPKI, TestPKIError>?>(nil)
+
+    /// The certificates of this run, made on first use off the cooperative pool; `nil` when there is no openssl.
+    static func shared() async -> Result<TestPKI, TestPKIError>? {
+        let made = await offThePool { Self.made }
+        madeSoFar.withLock { $0 = made }
+        return made
+    }
 
     /// Makes every certificate.
     ///

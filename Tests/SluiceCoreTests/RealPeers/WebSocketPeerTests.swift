@@ -40,8 +40,8 @@ import Testing
             guard let peer = try await WebSocketPeer.start(kind) else { return nil }
             return (peer, SocketRequestPerformer(configuration: .init(proxies: proxies, fallback: NoFallback())))
         case .tls:
-            guard TestPKI.shared != nil || NginxServer.isRequired else { return nil }
-            let pki = try requirePKI()
+            guard await TestPKI.shared() != nil || NginxServer.isRequired else { return nil }
+            let pki = try await requirePKI()
             guard let peer = try await WebSocketPeer.start(kind, tls: (pki.good.chain, pki.good.key)) else {
                 return nil
             }

@@ -68,7 +68,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     }
 
     /// Sluice's own transport with a configuration; for ``socketsOverTLS``, one that trusts the root of the test
-    /// certificates (the test fails when they could not be made) and never falls back to URLSession.
+    /// certificates (the test fails when they could not be made, or ``origin(of:)`` has not made them yet) and never
+    /// falls back to URLSession.
     ///
     /// - Parameter configuration: The configuration, over plain TCP.
     /// - Returns: The performer.
@@ -77,13 +78,13 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     ) -> SocketRequestPerformer {
         var configuration = configuration
         if self == .socketsOverTLS {
-            switch TestPKI.shared {
+            switch TestPKI.madeAlready {
             case .success(let pki)?:
                 configuration.tls.additionalTrustRoots = [.file(pki.root.path)]
             case .failure(let error)?:
                 Issue.record("the test certificates could not be made: \(error)")
             case nil:
-                Issue.record("openssl is missing: the test certificates could not be made")
+                Issue.record("the test certificates are not made: await origin(of:) first, or openssl is missing")
             }
             // Nothing may reach URLSession unnoticed: a request it cannot send itself fails.
             configuration.fallback = NoFallback()
@@ -101,8 +102,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     /// - Throws: When the test certificates could not be made or socat did not start.
     func origin(of server: LoopbackServer) async throws -> LoopbackOrigin {
         guard self == .socketsOverTLS else { return LoopbackOrigin(server: server, relay: nil) }
-        _ = try await offThePool { TestPKI.shared != nil }
-        let pki = try requirePKI()
+        let pki = try await requirePKI()
         let port = server.baseURL.port ?? 0
         let relay = try await offThePool { try TLSRelay(upstreamPort: port, chain: pki.good.chain, key: pki.good.key) }
         return LoopbackOrigin(server: server, relay: relay)

@@ -215,9 +215,9 @@ import Testing
                    | caused by: URLError -1001: no byte of the response within the idle timeout of 200.00ms
                 """
         )
-        let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(200))
-        #expect(elapsed < .seconds(15))
+        // No upper bound: had the timeout not fired, the server's answer after 20 s would have ended the request
+        // without an error; a bound on elapsed time would only measure how busy the machine was.
+        #expect(ContinuousClock.now - start >= .milliseconds(200))
     }
 
     /// What URLSession is handed: on Linux, where FoundationNetworking arms a timer of `Int(timeoutInterval)` whole
@@ -258,11 +258,9 @@ import Testing
             if let timeout {
                 request.timeoutInterval = timeout
             }
-            let start = ContinuousClock.now
             let error = try await #require(throws: URLError.self) { try await performer.perform(request) }
             #expect(error.code == .timedOut)
             #expect(error.localizedDescription.contains(named), "\(error.localizedDescription)")
-            #expect(ContinuousClock.now - start < .seconds(15))
         }
         #expect(performer.requestsInFlight == 0)
     }

@@ -135,13 +135,9 @@ struct LoopbackServerConnectionTests {
         try routed.block()
         #expect(server.receivedRequests.count == 1)
 
-        let clock = ContinuousClock()
-        let start = clock.now
+        // Had stop() waited out the 30-second delay, the response would have been sent before it returned.
         server.stop()
-        let elapsed = clock.now - start
-
-        #expect(elapsed < .seconds(15), "stop() cut the 30-second delay short")
-        #expect(client.readToEnd().isEmpty, "nothing was sent after stopping")
+        #expect(client.readToEnd().isEmpty, "stop() cut the delay short: nothing was sent after stopping")
         #expect(server.openConnections == 0)
     }
 
