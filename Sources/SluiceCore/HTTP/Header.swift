@@ -26,14 +26,38 @@ public struct Header: Sendable {
         HTTPToken.isToken(name.utf8)
     }
 
+    /// Whether two field names are equal ignoring ASCII case, as RFC 9110 compares them, without making a string or
+    /// going through Foundation's Unicode-aware comparison: names are tokens, ASCII by definition.
+    ///
+    /// - Parameters:
+    ///   - lhs: A field name.
+    ///   - rhs: Another field name.
+    /// - Returns: Whether they are the same name.
+    package static func namesMatch(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil):
+                return true
+            case (let a?, let b?) where a == b || asciiLowercased(a) == asciiLowercased(b):
+                continue
+            default:
+                return false
+            }
+        }
+    }
+
+    /// A byte with an ASCII capital letter made small.
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+
     static func asciiLowercased(_ string: String) -> String {
         guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
             return string
         }
-        return String(
-            decoding: string.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 },
-            as: UTF8.self
-        )
+        return String(decoding: string.utf8.map(asciiLowercased), as: UTF8.self)
     }
 }
 

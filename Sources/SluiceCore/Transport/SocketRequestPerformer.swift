@@ -395,12 +395,13 @@ public final class SocketRequestPerformer: RequestPerformer {
         origin: Origin,
         attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
     ) async throws -> Response {
-        let decoding = contentDecoding(for: request)
-        var sent = request
-        if decoding != nil {
-            sent.setValue(ContentCoding.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
-        }
-        let head = try RequestHead(sent, target: origin)
+        let head = try RequestHead(
+            request,
+            target: origin,
+            offering: configuration.decompressesBodies ? ContentCoding.acceptEncoding : nil
+        )
+        let decoding =
+            head.offersEncodings ? ContentDecoding(maximumRatio: configuration.maximumDecompressionRatio) : nil
         let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
         let reporter = UploadProgressReporter.forCurrentRequest
         let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
@@ -471,17 +472,6 @@ public final class SocketRequestPerformer: RequestPerformer {
         let values = response.headers.values(for: "Set-Cookie")
         guard !values.isEmpty else { return }
         storage.storeCookies(values, from: url, mainDocumentURL: request.mainDocumentURL)
-    }
-
-    /// How the response to a request is decoded, or `nil` when its body is handed over as sent: decompression is off,
-    /// nothing can be decoded here, the request names the codings it accepts itself, or it asks for a range, whose
-    /// offsets count the bytes as sent.
-    private func contentDecoding(for request: URLRequest) -> ContentDecoding? {
-        guard configuration.decompressesBodies, ContentCoding.acceptEncoding != nil,
-            request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
-            request.value(forHTTPHeaderField: "Range") == nil
-        else { return nil }
-        return ContentDecoding(maximumRatio: configuration.maximumDecompressionRatio)
     }
 
     /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than

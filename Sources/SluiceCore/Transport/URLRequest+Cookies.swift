@@ -96,7 +96,7 @@ extension HTTPCookieStorage {
     static func hasExpiredMaxAge(_ value: String) -> Bool {
         value.split(separator: ";").dropFirst().contains { attribute in
             let parts = attribute.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, parts[0].caseInsensitiveCompare("Max-Age") == .orderedSame else { return false }
+            guard parts.count == 2, Header.namesMatch(parts[0], "Max-Age") else { return false }
             return Int(parts[1]).map { $0 <= 0 } ?? false
         }
     }

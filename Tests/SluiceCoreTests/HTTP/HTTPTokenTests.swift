@@ -20,4 +20,25 @@ import Testing
     func tokensAreNonEmptyRunsOfTokenCharacters(text: String, isToken: Bool) {
         #expect(HTTPToken.isToken(text.utf8) == isToken)
     }
+
+    /// Field names compare as RFC 9110 says, ignoring ASCII case only: a name outside ASCII is no token, and its
+    /// other bytes compare as they are (Foundation's Unicode-aware comparison, which this replaced on the transport's
+    /// hot path, would call the last pair equal).
+    @Test(arguments: [
+        ("Content-Encoding", "content-encoding", true),
+        ("CONTENT-ENCODING", "Content-Encoding", true),
+        ("Content-Encoding", "Content-Encodings", false),
+        ("Content-Encodin", "Content-Encoding", false),
+        ("", "", true),
+        ("", "a", false),
+        ("Max-Age", "max-age", true),
+        ("X-[", "x-{", false),
+        ("X-@", "x-`", false),
+        ("\u{C9}tag", "\u{E9}tag", false),
+    ])
+    func fieldNamesMatchIgnoringASCIICase(_ lhs: String, _ rhs: String, _ same: Bool) {
+        #expect(Header.namesMatch(lhs, rhs) == same)
+        #expect(Header.namesMatch(rhs, lhs) == same)
+        #expect(Header.namesMatch(Substring(lhs), rhs) == same)
+    }
 }

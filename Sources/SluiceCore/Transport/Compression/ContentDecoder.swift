@@ -26,7 +26,7 @@ package struct ContentDecoding: Sendable {
     /// - Parameter fields: The head's fields; every `Content-Encoding` field counts, in order.
     /// - Returns: The codings in the order they were applied, or `nil` to hand the body over as sent.
     func codings(in fields: [(name: String, value: String)]) -> [ContentCoding]? {
-        let values = fields.filter { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+        let values = fields.filter { Header.namesMatch($0.name, "Content-Encoding") }
         guard !values.isEmpty else { return nil }
         return ContentCoding.applied(in: values.map(\.value).joined(separator: ","))
     }

@@ -16,13 +16,17 @@ package struct RequestHead {
     package var framing: BodyFraming
     /// The method, as sent.
     package var method: String
+    /// Whether the head offers the codings it was given to offer, so that the response's body is the performer's to
+    /// decode.
+    package var offersEncodings = false
 
     /// Serializes a request for a connection to its origin.
     ///
     /// The `Host` field is the URL's authority (`localhost` for a Unix socket) unless the request sets one. A body
     /// of data is sent with its `Content-Length`; a stream with the `Content-Length` the request gives, or chunked
-    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). The
-    /// performer sets `Accept-Encoding` on the request it passes when it decodes the response's body itself.
+    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). The codings
+    /// the performer decodes itself go as `Accept-Encoding` when the request names none of its own and asks for no
+    /// range, whose offsets count the bytes as sent (``offersEncodings``).
     ///
     /// Through an HTTP proxy an `http://` request names its origin in absolute form (`GET http://host/path`), with the
     /// proxy's credentials, if its URL has any, as `Proxy-Authorization`; through a tunnel (`CONNECT`, SOCKS5) it
@@ -31,21 +35,27 @@ package struct RequestHead {
     /// - Parameters:
     ///   - request: The request.
     ///   - target: Where it goes.
+    ///   - acceptEncoding: The codings to offer, as an `Accept-Encoding` value; `nil` to offer none.
     /// - Throws: ``SluiceError`` when the request breaks a rule of `URLRequest.validateForSending(as:)`: the client
     ///   checked it, but a performer can be called directly, and nothing the caller could not have meant goes out.
-    package init(_ request: URLRequest, target: Origin) throws(SluiceError) {
+    package init(_ request: URLRequest, target: Origin, offering acceptEncoding: String? = nil) throws(SluiceError) {
         try request.validateForTransport()
         let method = request.httpMethod ?? "GET"
         self.method = method
         var fields = request.allHTTPHeaderFields ?? [:]
-        var names = Set(fields.keys.map { $0.lowercased() })
+        var names = Set(fields.keys.map(Header.asciiLowercased))
         func remove(_ name: String) {
-            for key in fields.keys where key.caseInsensitiveCompare(name) == .orderedSame {
+            for key in fields.keys where Header.namesMatch(key, name) {
                 fields[key] = nil
             }
-            names.remove(name.lowercased())
+            names.remove(Header.asciiLowercased(name))
         }
         remove("Connection")
+        if let acceptEncoding, !names.contains("accept-encoding"), !names.contains("range") {
+            fields["Accept-Encoding"] = acceptEncoding
+            names.insert("accept-encoding")
+            offersEncodings = true
+        }
         if target.sendsAbsoluteForm, let authorization = target.proxy?.basicAuthorization {
             // The proxy's own credentials, from its URL, take the place of the request's.
             remove("Proxy-Authorization")
@@ -63,7 +73,7 @@ package struct RequestHead {
                 names.insert("content-length")
             }
         } else if request.httpBodyStream != nil {
-            let declared = fields.first { $0.key.caseInsensitiveCompare("Content-Length") == .orderedSame }
+            let declared = fields.first { Header.namesMatch($0.key, "Content-Length") }
             if let declared, let length = Int64(declared.value), length >= 0 {
                 framing = .length(length)
             } else {
@@ -93,9 +103,11 @@ package struct RequestHead {
 
     /// The path and query as the request line carries them, percent-encoded as in the URL; `/` for an empty path.
     static func requestTarget(of url: URL?) -> String {
-        guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "/" }
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery {
+        // Read from the URL itself: parsing it again into `URLComponents` cost more than the rest of the head.
+        guard let url = url?.absoluteURL else { return "/" }
+        let path = url.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
+        if let query = url.query(percentEncoded: true) {
             target += "?" + query
         }
         return target
@@ -137,8 +149,8 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
     var hostField: String {
         switch address {
         case .tcp(let host, let port):
-            let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-            return port == (usesTLS ? 443 : 80) ? bracketed : "\(bracketed):\(port)"
+            return port == (usesTLS ? 443 : 80)
+                ? SocketAddress.bracketed(host) : SocketAddress.authority(host: host, port: port)
         case .unix:
             return "localhost"
         }
@@ -150,7 +162,7 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
         let through = proxy.map { " through the proxy \($0)" } ?? ""
         switch address {
         case .tcp(let host, let port):
-            return (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)") + through
+            return SocketAddress.authority(host: host, port: port) + through
         case .unix(let path):
             return "unix:\(path)"
         }

@@ -386,17 +386,14 @@ package struct ResponseParser {
         var codings: [Substring] = []
         var hasTransferEncoding = false
         for field in head.fields {
-            switch field.name.lowercased() {
-            case "connection":
-                connectionTokens += field.value.lowercased().split(separator: ",").map(Self.trimmed)
-            case "content-length":
+            if Header.namesMatch(field.name, "content-length") {
                 lengths += field.value.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
-            case "transfer-encoding":
+            } else if Header.namesMatch(field.name, "connection") {
+                connectionTokens += field.value.lowercased().split(separator: ",").map(Self.trimmed)
+            } else if Header.namesMatch(field.name, "transfer-encoding") {
                 // Empty list elements are not codings (RFC 9110, section 5.6.1), but the field is there all the same.
                 hasTransferEncoding = true
                 codings += field.value.lowercased().split(separator: ",").map(Self.trimmed).filter { !$0.isEmpty }
-            default:
-                break
             }
         }
         head.keepAlive =

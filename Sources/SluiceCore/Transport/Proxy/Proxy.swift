@@ -118,7 +118,7 @@ public struct Proxy: Hashable, Sendable, CustomStringConvertible {
 
     /// The proxy as messages name it, `http://proxy.example:3128`, without its credentials.
     public var description: String {
-        host.contains(":") ? "\(kind)://[\(host)]:\(port)" : "\(kind)://\(host):\(port)"
+        "\(kind)://" + SocketAddress.authority(host: host, port: port)
     }
 
     /// Whether the proxy is given a user name or password.

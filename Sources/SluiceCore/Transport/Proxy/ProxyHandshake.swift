@@ -48,7 +48,7 @@ struct ProxyHandshake {
         self.target = target
         switch target {
         case .name(let host, let port):
-            origin = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            origin = SocketAddress.authority(host: host, port: port)
         case .address(let address):
             origin = address.description
         }

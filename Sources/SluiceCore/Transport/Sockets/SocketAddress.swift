@@ -204,3 +204,15 @@ package struct ResolutionError: Error, Sendable, CustomStringConvertible {
         "could not resolve \(host): \(message)"
     }
 }
+
+extension SocketAddress {
+    /// A host and port as an authority: `example.com:443`, an IPv6 address in brackets (`[::1]:443`).
+    static func authority(host: String, port: Int) -> String {
+        "\(bracketed(host)):\(port)"
+    }
+
+    /// A host as a URL or a field writes it: an IPv6 address (the only kind of host with a colon) in brackets, once.
+    static func bracketed(_ host: String) -> String {
+        host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+}

@@ -66,7 +66,7 @@ final class TLSStream: @unchecked Sendable {
         self.socket = socket
         let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.host = host
-        self.origin = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        self.origin = SocketAddress.authority(host: host, port: port)
         openSSL.errClearError()
         guard let ssl = context.makeSSL() else {
             throw Self.setupError("SSL_new failed", openSSL)

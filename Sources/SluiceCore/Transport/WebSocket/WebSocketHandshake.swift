@@ -100,7 +100,7 @@ package struct WebSocketHandshake {
     /// - Throws: ``SluiceError`` of the handshake stage naming what the answer lacked or got wrong.
     package func verify(_ head: ParsedHead) throws(SluiceError) -> Agreement {
         func values(_ name: String) -> [String] {
-            head.fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+            head.fields.filter { Header.namesMatch($0.name, name) }.map(\.value)
         }
         func tokens(_ name: String) -> [String] {
             values(name).flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
