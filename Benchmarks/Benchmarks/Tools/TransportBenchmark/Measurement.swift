@@ -30,7 +30,7 @@ func loadAverage() -> Double {
 }
 
 /// What one measured phase produced.
-struct PhaseResult: Sendable {
+struct PhaseResult: Sendable, Codable {
     /// The client measured.
     let name: String
     /// The number of tasks sending requests at once, or wrk's connections.

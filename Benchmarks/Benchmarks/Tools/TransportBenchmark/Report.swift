@@ -76,8 +76,8 @@ struct Report {
             let wrk = small.first { $0.name == "wrk" && $0.concurrency == result.concurrency }
             lines.append(
                 row([
-                    result.name == "wrk" ? (result.concurrency == 1 ? "wrk, 1 thread" : "wrk, 2 threads") : result.name,
-                    "\(result.concurrency)", format(result.requestsPerSecond, 0), duration(result.percentile(0.5)),
+                    displayName(result), "\(result.concurrency)", format(result.requestsPerSecond, 0),
+                    duration(result.percentile(0.5)),
                     duration(result.percentile(0.99)), duration(result.cpuPerRequest),
                     ratio(result.requestsPerSecond, session?.requestsPerSecond),
                     ratio(result.requestsPerSecond, peer(of: result, in: small)?.requestsPerSecond),
@@ -93,19 +93,21 @@ struct Report {
             lines.append("")
             lines.append(
                 "| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs HTTP | vs async-http-client "
-                    + "| CPU vs async-http-client |"
+                    + "| CPU vs async-http-client | vs wrk |"
             )
-            lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+            lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
             for result in https {
                 let plain = small.first { $0.name == result.name && $0.concurrency == result.concurrency }
                 let peer = peer(of: result, in: https)
+                let wrk = https.first { $0.name == "wrk" && $0.concurrency == result.concurrency }
                 lines.append(
                     row([
-                        result.name, "\(result.concurrency)", format(result.requestsPerSecond, 0),
+                        displayName(result), "\(result.concurrency)", format(result.requestsPerSecond, 0),
                         duration(result.percentile(0.5)), duration(result.percentile(0.99)),
                         duration(result.cpuPerRequest), ratio(result.requestsPerSecond, plain?.requestsPerSecond),
                         ratio(result.requestsPerSecond, peer?.requestsPerSecond),
                         ratio(result.cpuPerRequest, peer?.cpuPerRequest),
+                        ratio(result.requestsPerSecond, wrk?.requestsPerSecond),
                     ])
                 )
             }
@@ -194,6 +196,12 @@ struct Report {
             candidate.name.hasPrefix("async-http-client") && candidate.concurrency == result.concurrency
                 && ["new connection", "HTTPS", "gzip"].map { candidate.name.contains($0) } == traits
         }
+    }
+
+    /// A row's client: wrk with its threads, as it runs with one thread at one connection and two at sixteen.
+    private func displayName(_ result: PhaseResult) -> String {
+        guard result.name == "wrk" else { return result.name }
+        return result.concurrency == 1 ? "wrk, 1 thread" : "wrk, 2 threads"
     }
 
     private func row(_ cells: [String]) -> String {

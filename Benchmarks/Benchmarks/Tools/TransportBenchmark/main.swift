@@ -96,6 +96,10 @@ let durations = Durations(
     warmUp: setting("TRANSPORT_BENCH_WARMUP", default: 0.5),
     measured: setting("TRANSPORT_BENCH_SECONDS", default: 3)
 )
+if URLSessionOverHTTPS.isChild {
+    await URLSessionOverHTTPS.runChild(durations: durations, bodyBytes: Corpus.small.count)
+    exit(0)
+}
 let phaseLimit = setting("TRANSPORT_BENCH_TIMEOUT", default: 60)
 let nginxWorkers = environment["TRANSPORT_BENCH_NGINX_WORKERS"].flatMap { Int($0) } ?? 1
 let filter = environment["TRANSPORT_BENCH_FILTER"] ?? ""
@@ -192,25 +196,31 @@ let wrk = findExecutable("wrk")
 if wrk == nil {
     print("(wrk not found: its rows are left out)")
 }
-for concurrency in concurrencies {
-    if let wrk, selected("wrk") {
-        watchdog.begin("1k: wrk ×\(concurrency)", limit: phaseLimit)
-        do {
-            let result = try runWrk(
-                wrk,
-                url: smallURL,
-                connections: concurrency,
-                threads: min(concurrency, 2),
-                durations: durations,
-                bodyBytes: smallBytes
-            )
-            print(result.rawLine(group: "1k"))
-            small.append(result)
-        } catch {
-            print("wrk ×\(concurrency) failed: \(error)")
-        }
-        watchdog.end()
+
+/// Runs wrk on the 1 KB document, the limit of what nginx serves here, under the watchdog, and prints its raw line.
+func wrkPhase(_ url: URL, group: String, concurrency: Int) -> PhaseResult? {
+    guard let wrk, selected("wrk") else { return nil }
+    watchdog.begin("\(group): wrk ×\(concurrency)", limit: phaseLimit)
+    defer { watchdog.end() }
+    do {
+        let result = try runWrk(
+            wrk,
+            url: url,
+            connections: concurrency,
+            threads: min(concurrency, 2),
+            durations: durations,
+            bodyBytes: smallBytes
+        )
+        print(result.rawLine(group: group))
+        return result
+    } catch {
+        print("wrk ×\(concurrency) failed: \(error)")
+        return nil
     }
+}
+
+for concurrency in concurrencies {
+    small += wrkPhase(smallURL, group: "1k", concurrency: concurrency).map { [$0] } ?? []
     let phases: [(String, @Sendable () async throws -> Int)] = [
         ("URLSession", { try bodySize(await session.data(for: smallRequest)) }),
         ("URLSession, delegate", { try bodySize(await delegateFloor.data(for: smallRequest)) }),
@@ -227,8 +237,8 @@ for concurrency in concurrencies {
 
 // The same over HTTPS, on Sluice's own transport: kept-alive connections at 1 and 16, then a new connection for every
 // request, its session resumed or not, the cost of the handshake; async-http-client beside it, on the same ports (it
-// resumes no session: its new connections are full handshakes on either port). URLSession has no row: on Linux it
-// trusts only the system's CA bundle, which the certificate made here for 127.0.0.1 is not in.
+// resumes no session: its new connections are full handshakes on either port). URLSession runs in a
+// child process that sees a CA bundle with the run's certificate (URLSessionOverHTTPS.swift): it trusts no other.
 var https: [PhaseResult] = []
 var tlsPerformer: SocketRequestPerformer?
 if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
@@ -239,6 +249,18 @@ if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
     let url = server.httpsURL("/1k.json", port: tlsPorts.keptAlive)
     let request = makeRequest(url)
     for concurrency in concurrencies {
+        https += wrkPhase(url, group: "1k https", concurrency: concurrency).map { [$0] } ?? []
+        if selected("URLSession") {
+            watchdog.begin("1k https: URLSession ×\(concurrency)", limit: phaseLimit)
+            do {
+                let result = try URLSessionOverHTTPS.run(url, trusting: certificate, concurrency: concurrency)
+                print(result.rawLine(group: "1k https"))
+                https.append(result)
+            } catch {
+                print("(URLSession over HTTPS ×\(concurrency): \(error))")
+            }
+            watchdog.end()
+        }
         let phases: [(String, @Sendable () async throws -> Int)] = [
             ("async-http-client", { try await asyncHTTPClient.size(of: url) }),
             ("APIClient + SocketRequestPerformer", { try await client.perform(FetchData(url: url)).count }),
