@@ -1,4 +1,5 @@
 import CSluiceSystem
+import Foundation
 
 /// The system's zstd, loaded at run time (`libzstd.so.1`, 1.4 or later), for the `zstd` content coding.
 ///
@@ -45,6 +46,10 @@ final class Zstd: @unchecked Sendable {
 ///
 /// The window is limited to 8 MiB (a window log of 23), as RFC 9659 asks of HTTP decoders: a frame that needs a larger
 /// one fails, rather than making the decoder hold up to zstd's own limit of 128 MiB.
+///
+/// Only the frames of RFC 8878 are decoded: zstd frames and skippable frames, told by their magic numbers. libzstd also
+/// decodes the formats that came before it, but only when a frame's first four bytes reach it in one call, so that the
+/// same body passed or failed by where the network cut it; a frame of another magic number fails here, however cut.
 final class ZstdCodec: ContentCodec {
     /// The largest window accepted, as a power of two.
     static let windowLog: Int32 = 23
@@ -53,6 +58,8 @@ final class ZstdCodec: ContentCodec {
     private let context: OpaquePointer
     /// Whether the last step ended at a frame's end, every byte of it produced.
     private var atFrameEnd = false
+    /// Whether the next byte starts a frame, whose magic number is checked before libzstd reads it.
+    private var atFrameStart = true
 
     /// Makes a codec.
     ///
@@ -82,14 +89,36 @@ final class ZstdCodec: ContentCodec {
         if input.isEmpty && atFrameEnd {
             return ContentCodecStep(consumed: 0, produced: 0, ended: true)
         }
+        if atFrameStart {
+            // Too few bytes to tell: consuming none asks for more, which come after these.
+            guard input.count >= 4 else {
+                return ContentCodecStep(consumed: 0, produced: 0, ended: false)
+            }
+            guard Self.isFrameMagic(input) else {
+                let number = input.prefix(4).reversed().map { String(format: "%02X", $0) }.joined()
+                throw ContentCodecFailure(
+                    message: "a frame starts with the magic number 0x\(number), not one of RFC 8878's"
+                )
+            }
+            atFrameStart = false
+        }
         var inBuffer = SluiceZstdInBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var outBuffer = SluiceZstdOutBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         let result = library.decompressStream(context, &outBuffer, &inBuffer)
         guard library.isError(result) == 0 else {
             throw ContentCodecFailure(message: library.message(result), consumed: inBuffer.pos)
         }
-        // 0: a frame is complete and flushed; more input starts another.
+        // 0: a frame is complete and flushed, and the call stopped there; more input starts another.
         atFrameEnd = result == 0
+        atFrameStart = atFrameEnd
         return ContentCodecStep(consumed: inBuffer.pos, produced: outBuffer.pos, ended: atFrameEnd)
+    }
+
+    /// Whether four bytes are the magic number of a zstd frame (`0xFD2FB528`) or a skippable one (`0x184D2A50` to
+    /// `0x184D2A5F`), little-endian, as RFC 8878 sections 3.1.1 and 3.1.2 give them.
+    private static func isFrameMagic(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let magic = (bytes[0], bytes[1], bytes[2], bytes[3])
+        return magic == (0x28, 0xB5, 0x2F, 0xFD)
+            || (magic.0 & 0xF0 == 0x50 && (magic.1, magic.2, magic.3) == (0x2A, 0x4D, 0x18))
     }
 }

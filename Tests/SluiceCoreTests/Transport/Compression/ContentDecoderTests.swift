@@ -131,7 +131,11 @@ func sampleText(bytes: Int) -> Data {
             "br",
             "corrupt at byte 1 of the body as received: invalid brotli stream (PADDING_2) (1 bytes received, 0 decoded)"
         ),
-        ("zstd", "corrupt at byte 0 of the body as received: Unknown frame descriptor (0 bytes received, 0 decoded)"),
+        (
+            "zstd",
+            "corrupt at byte 0 of the body as received: a frame starts with the magic number 0xFFFFFFFF, not one of "
+                + "RFC 8878's (0 bytes received, 0 decoded)"
+        ),
     ]
 
     @Test(arguments: garbage)
@@ -209,6 +213,31 @@ func sampleText(bytes: Int) -> Data {
         let second = Data("and a second frame".utf8)
         let encoded = try #require(TestCompressor.zstd(first)) + (try #require(TestCompressor.zstd(second)))
         #expect(try decode([encoded], codings: "zstd") == first + second)
+    }
+
+    /// Frames one after another, and a skippable frame (RFC 8878, section 3.1.2) before them, decode however the
+    /// network cuts them: each frame's magic number is checked as its first four bytes come.
+    @Test func zstdFramesDecodeFedOneByteAtATime() throws {
+        let first = sampleText(bytes: 3_000)
+        let second = Data("and a second frame".utf8)
+        let skippable = Data([0x5A, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3])
+        let encoded =
+            skippable + (try #require(TestCompressor.zstd(first))) + (try #require(TestCompressor.zstd(second)))
+        #expect(try decode(encoded.map { Data([$0]) }, codings: "zstd") == first + second)
+        #expect(try decode([encoded], codings: "zstd") == first + second)
+    }
+
+    /// A frame of a format before RFC 8878 (here version 0.7's magic number, `0xFD2FB527`) fails whole and cut alike:
+    /// libzstd decodes one whose magic number comes in one call and refuses it in pieces, which a fuzzer found.
+    @Test func aLegacyZstdFrameFailsHoweverItIsCut() throws {
+        let legacy = Data([0x27, 0xB5, 0x2F, 0xFD, 0x00, 0x78, 0xDA, 0x00, 0x00])
+        let expected =
+            "the response body's zstd coding is corrupt at byte 0 of the body as received: a frame starts with the "
+            + "magic number 0xFD2FB527, not one of RFC 8878's"
+        for pieces in [[legacy], legacy.map { Data([$0]) }] {
+            let error = #expect(throws: SluiceError.self) { try decode(pieces, codings: "zstd") }
+            #expect(error?.message.hasPrefix(expected) == true, "\(error?.message ?? "")")
+        }
     }
 
     @Test(arguments: ["gzip", "deflate", "br", "zstd", "gzip, br"])
