@@ -57,13 +57,7 @@ final class WebSocketPeer: Sendable {
     let baseURL: URL
     /// The Unix domain socket it listens on instead of a port, if it was started on one.
     let unixSocketPath: String?
-    private let process: ChildProcess
-    private let directory: URL
-
-    /// The Python to run, from `SLUICE_PYTHON`.
-    static let python: URL? = ProcessInfo.processInfo.environment["SLUICE_PYTHON"].map {
-        URL(fileURLWithPath: $0)
-    }
+    private let script: PythonScript
 
     /// Starts a server, or returns `nil` when Python or the kind's library is missing and the peers are not required.
     ///
@@ -78,12 +72,9 @@ final class WebSocketPeer: Sendable {
         tls: (chain: URL, key: URL)? = nil,
         onUnixSocket: Bool = false
     ) async throws -> WebSocketPeer? {
-        guard let python, FileManager.default.isExecutableFile(atPath: python.path) else {
-            try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but SLUICE_PYTHON is not")
-            return nil
-        }
+        guard try PythonScript.isAvailable() else { return nil }
         let peer = try await offThePool {
-            try WebSocketPeer(kind, python: python, tls: tls, onUnixSocket: onUnixSocket)
+            try WebSocketPeer(kind, tls: tls, onUnixSocket: onUnixSocket)
         }
         if peer == nil {
             try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but \(kind) is not installed")
@@ -91,36 +82,20 @@ final class WebSocketPeer: Sendable {
         return peer
     }
 
-    /// Writes the kind's script and starts it; `nil` when it reports that its library is missing.
-    private init?(_ kind: Kind, python: URL, tls: (chain: URL, key: URL)?, onUnixSocket: Bool) throws {
-        var template = Array("/tmp/sluice-websocket.XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else {
-            throw WebSocketPeerError(description: "mkdtemp failed: errno \(errno)")
-        }
-        let directory = URL(fileURLWithPath: String(cString: created), isDirectory: true)
-        let script = directory.appendingPathComponent("server.py")
-        try Data(kind.script.utf8).write(to: script)
-        let output = Pipe()
-        let socketPath = onUnixSocket ? directory.appendingPathComponent("websocket.sock").path : nil
-        let arguments =
-            [script.path] + (tls.map { [$0.chain.path, $0.key.path] } ?? [])
-            + (socketPath.map { ["--unix", $0] } ?? [])
-        let process = try ChildProcess(python, arguments, standardOutput: .pipe(output))
-        // The script's first line: the port, or that its library is missing. Its end of the pipe closes if it dies.
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {
-            line.append(first)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let port = Int(text) else {
-            process.terminate()
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(at: directory)
-            if text == "missing \(kind)" {
+    /// Starts the kind's script; `nil` when it reports that its library is missing.
+    private init?(_ kind: Kind, tls: (chain: URL, key: URL)?, onUnixSocket: Bool) throws {
+        let socketName = "websocket.sock"
+        let tlsArguments = tls.map { [$0.chain.path, $0.key.path] } ?? []
+        let arguments = tlsArguments + (onUnixSocket ? ["--unix", "{directory}/\(socketName)"] : [])
+        let script = try PythonScript(kind.script, named: "websocket", arguments: arguments)
+        // The script's first line: the port, or that its library is missing.
+        guard let port = script.port else {
+            if script.firstLine == "missing \(kind)" {
                 return nil
             }
-            throw WebSocketPeerError(description: "the \(kind) server did not start: \(text)")
+            throw WebSocketPeerError(description: "the \(kind) server did not start: \(script.firstLine)")
         }
+        let socketPath = onUnixSocket ? script.directory.appendingPathComponent(socketName).path : nil
         let address =
             socketPath != nil ? "ws://localhost" : tls == nil ? "ws://127.0.0.1:\(port)" : "wss://localhost:\(port)"
         guard let url = URL(string: address) else {
@@ -129,20 +104,7 @@ final class WebSocketPeer: Sendable {
         self.kind = kind
         self.baseURL = url
         self.unixSocketPath = socketPath
-        self.process = process
-        self.directory = directory
-    }
-
-    deinit {
-        let (process, directory) = (self.process, self.directory)
-        Thread.detachNewThread {
-            process.terminate()
-            if !process.waitUntilExit(timeout: .seconds(10)) {
-                process.forceKill()
-                process.waitUntilExit()
-            }
-            try? FileManager.default.removeItem(at: directory)
-        }
+        self.script = script
     }
 
     /// A request for a path of the server.
