@@ -135,6 +135,10 @@ package final class ContentDecoder {
     /// The encoded bytes the decoder has consumed.
     var bytesIn: Int { layers.first?.consumed ?? 0 }
 
+    /// The encoded bytes fed so far: those consumed, and those a codec left for more to come (such as the first bytes
+    /// of a zstd frame's magic number).
+    private var bytesFed: Int { layers.first.map { $0.consumed + $0.input.count - $0.offset } ?? 0 }
+
     /// Takes the next piece of the body as it came; call ``next()`` until it returns `nil` before the next piece.
     ///
     /// - Parameter bytes: Encoded bytes.
@@ -179,7 +183,7 @@ package final class ContentDecoder {
             throw SluiceError(
                 .transport,
                 message:
-                    "the response body's \(name(of: layer)) coding ends early: the body ended after \(bytesIn) bytes received and \(bytesOut) decoded, before the end of its \(layer.coding) stream",
+                    "the response body's \(name(of: layer)) coding ends early: the body ended after \(bytesFed) bytes received and \(bytesOut) decoded, before the end of its \(layer.coding) stream",
                 underlyingError: URLError(.cannotDecodeContentData)
             )
         }

@@ -240,6 +240,22 @@ func sampleText(bytes: Int) -> Data {
         }
     }
 
+    /// Fewer than four bytes where a frame would start, alone or after a whole frame, are a body cut short: the codec
+    /// waits for the rest of the magic number, and the body's end says what is missing, counting those bytes.
+    @Test(arguments: [(false, 1), (false, 3), (true, 2)])
+    func aFewBytesWhereAZstdFrameWouldStartFailAsCutShort(_ afterAFrame: Bool, _ count: Int) throws {
+        let frame = afterAFrame ? try #require(TestCompressor.zstd(Data("one frame".utf8))) : Data()
+        let encoded = frame + Data([0x28, 0xB5, 0x2F].prefix(count))
+        let decoded = afterAFrame ? "one frame".utf8.count : 0
+        let expected =
+            "the response body's zstd coding ends early: the body ended after \(encoded.count) bytes received and "
+            + "\(decoded) decoded, before the end of its zstd stream"
+        for pieces in [[encoded], encoded.map { Data([$0]) }] {
+            let error = #expect(throws: SluiceError.self) { try decode(pieces, codings: "zstd") }
+            #expect(error?.message == expected)
+        }
+    }
+
     @Test(arguments: ["gzip", "deflate", "br", "zstd", "gzip, br"])
     func anEmptyBodyDecodesToNothing(_ coding: String) throws {
         #expect(try decode([], codings: coding).isEmpty)
