@@ -1,5 +1,6 @@
-// The two Swift clients behind `PhaseConnection`: Sluice's `WebSocket`, and swift-websocket's `WebSocketClient` on
-// SwiftNIO, whose connection lives inside the handler it is given, so the phase runs there.
+// The Swift clients behind `PhaseConnection`: Sluice's `WebSocket`; swift-websocket's `WebSocketClient` on SwiftNIO,
+// whose connection lives inside the handler it is given, so the phase runs there; and the raw socket of the limit row
+// (RawSocketClient.swift).
 import Foundation
 import Logging
 import NIOCore
@@ -13,6 +14,11 @@ enum SwiftClient: String, CaseIterable, Sendable {
     case sluice = "Sluice"
     /// swift-websocket's client, on SwiftNIO.
     case swiftWebSocket = "swift-websocket"
+    /// No library: the limit (``RawSocketConnection``).
+    case rawSocket = "raw socket"
+
+    /// Whether it is a client a user would pick, measured in the memory test too; the raw socket is not.
+    var isLibrary: Bool { self != .rawSocket }
 
     /// Opens a WebSocket and runs a body on it, then closes it.
     ///
@@ -57,6 +63,10 @@ enum SwiftClient: String, CaseIterable, Sendable {
             }
             try await client.run()
             return try result.get()
+        case .rawSocket:
+            guard !deflate else { throw UnexpectedMessage(description: "the raw socket negotiates no compression") }
+            var connection: any PhaseConnection = try RawSocketConnection(url: url, size: size)
+            return try await body(&connection)
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// What one client did in one phase.
 struct PhaseResult: Sendable {
     /// The clients, in the order of the tables' columns.
-    static let clients = ["Sluice", "swift-websocket", "Python"]
+    static let clients = ["Sluice", "swift-websocket", "Python", "raw socket"]
 
     /// A phase, the same for every client.
     struct Phase: Hashable, Sendable {
@@ -93,11 +93,11 @@ func report(_ results: [PhaseResult], slowReads: [SlowReadResult]) -> String {
         lines.append(
             "| Phase | Size | deflate | "
                 + clients.map { "\($0) msg/s" }.joined(separator: " | ")
-                + " | Sluice ÷ swift-websocket | "
+                + " | Sluice ÷ swift-websocket | raw socket ÷ swift-websocket | "
                 + clients.map { "\($0) µs CPU/msg" }.joined(separator: " | ")
                 + " | Sluice CPU ÷ swift-websocket |"
         )
-        lines.append("|" + String(repeating: " --- |", count: 5 + 2 * clients.count))
+        lines.append("|" + String(repeating: " --- |", count: 6 + 2 * clients.count))
         for phase in phases where phase.server == server {
             let row = clients.map { client in results.first { $0.client == client && $0.phase == phase } }
             let rates = row.map { $0?.messagesPerSecond }
@@ -105,6 +105,7 @@ func report(_ results: [PhaseResult], slowReads: [SlowReadResult]) -> String {
             var cells = [phase.mode.rawValue, phase.sizeName, phase.deflate ? "yes" : "no"]
             cells += rates.map { $0.map { format($0, 0) } ?? "–" }
             cells.append(ratio(rates[0], rates[1]))
+            cells.append(ratio(rates[3], rates[1]))
             cells += cpus.map { $0.map { format($0 * 1e6, 2) } ?? "–" }
             cells.append(ratio(cpus[0], cpus[1]))
             lines.append("| " + cells.joined(separator: " | ") + " |")

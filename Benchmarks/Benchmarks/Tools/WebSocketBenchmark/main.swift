@@ -12,7 +12,8 @@
 // of them, which must be all of them) or download (the server streams, the client reads), with messages of 32 B and
 // 64 KiB, without and with permessage-deflate. The payload is JSON-like text sent as binary messages. CPU per message
 // is this process's user and system time over the window (the server's is not in it) divided by the messages; the
-// Python client reports its own over its window.
+// Python client reports its own over its window. A fourth client, a raw socket with no library (RawSocketClient.swift),
+// is the limit, as wrk is over HTTP: what the server sends to it or takes from it is as much as any client can reach.
 //
 // First the memory test, before any phase has grown the process: a slow Sluice reader (and a slow swift-websocket
 // one, for comparison) reads a stream of 64 KiB messages, pausing after each, while the server (the SwiftNIO one
@@ -26,7 +27,7 @@
 // - `WEBSOCKET_BENCH_PYTHON`: the Python interpreter; `python3` by default.
 // - `WEBSOCKET_BENCH_SERVERS`: the servers, comma-separated: `python`, `nio`; both by default.
 // - `WEBSOCKET_BENCH_FILTER`: run only the phases whose name contains one of these comma-separated texts (a client,
-//   `Sluice`, `swift-websocket`, `Python`; a mode, `echo`, `upload`, `download`; `deflate`).
+//   `Sluice`, `swift-websocket`, `Python`, `raw socket`; a mode, `echo`, `upload`, `download`; `deflate`).
 // - `WEBSOCKET_BENCH_SLOW_BYTES`: how much the slow reader reads; 1 GiB (1073741824) by default, 0 for no memory test.
 // - `WEBSOCKET_BENCH_SLOW_PAUSE_MS`: the slow reader's pause after each 64 KiB message, in milliseconds; 1 by default.
 import Foundation
@@ -107,7 +108,7 @@ if slowBytes > 0, let server = (started.first { $0.name == "nio" } ?? started.fi
     let count = (slowBytes + (64 << 10) - 1) / (64 << 10)
     let url = server.appendingPathComponent("stream/\(64 << 10)/\(count)/0")
     print("\nslow reader: \(slowBytes) B of 64 KiB messages from \(url), pausing \(slowPause) after each")
-    for client in SwiftClient.allCases where selected("\(client.rawValue) slow") {
+    for client in SwiftClient.allCases where client.isLibrary && selected("\(client.rawValue) slow") {
         watchdog.begin("\(client.rawValue) slow reader", limit: .seconds(3_600))
         let before = processMemory("VmRSS") ?? 0
         resetPeakMemory()
@@ -143,6 +144,7 @@ for (serverName, server) in started {
                 let url = server.appendingPathComponent(String(mode.path(size: size, seconds: streamed).dropFirst()))
                 let phase = PhaseResult.Phase(server: serverName, mode: mode, size: size, deflate: deflate)
                 for client in PhaseResult.clients where selected("\(client) \(phase.name)") {
+                    if deflate && client == SwiftClient.rawSocket.rawValue { continue }
                     watchdog.begin("\(client) \(phase.name)", limit: phaseLimit)
                     let counted: Result<Counted, any Error>
                     if let swiftClient = SwiftClient(rawValue: client) {
