@@ -115,16 +115,25 @@ import Testing
             peer.request("/echo"),
             configuration: .init(readAhead: 64 << 10, sendBuffer: 64 << 10, compression: channel == .tls)
         )
-        let count = 200
         let payload = Data(repeating: 0x5A, count: 16 << 10)
+        try await Self.echoInOrder(200, on: socket) { .binary(payload + Data("\($0)".utf8)) }
+    }
+
+    /// Sends `count` messages from a task of their own while reading their echoes, which must come back in order;
+    /// then closes.
+    static func echoInOrder(
+        _ count: Int,
+        on socket: WebSocket,
+        _ message: @escaping @Sendable (Int) -> WebSocket.Message
+    ) async throws {
         let sender = Task {
             for index in 0..<count {
-                try await socket.send(.binary(payload + Data("\(index)".utf8)))
+                try await socket.send(message(index))
             }
         }
         var received = 0
-        for try await message in socket.messages {
-            #expect(message == .binary(payload + Data("\(received)".utf8)))
+        for try await echo in socket.messages {
+            #expect(echo == message(received))
             received += 1
             if received == count {
                 break
@@ -133,6 +142,27 @@ import Testing
         try await sender.value
         await socket.close()
         #expect(received == count)
+    }
+
+    /// A run of small messages is gathered into few writes: each still arrives whole and in order, and `websockets`'
+    /// sink counts every byte of a run sent just before the message that asks for the count.
+    @Test(arguments: WebSocketPeer.Kind.allCases, Channel.allCases)
+    func aRunOfSmallMessagesArrivesWholeAndInOrder(kind: WebSocketPeer.Kind, channel: Channel) async throws {
+        guard let (peer, performer) = try await Self.start(kind, channel) else { return }
+        let socket = try await performer.webSocket(peer.request("/echo"), configuration: .init(readAhead: 16 << 10))
+        try await Self.echoInOrder(5_000, on: socket) { .text("message \($0)") }
+
+        guard kind == .websockets else { return }
+        let sink = try await performer.webSocket(peer.request("/sink"))
+        var sent = 0
+        for index in 0..<1_000 {
+            let message = "message \(index)"
+            try await sink.send(.text(message))
+            sent += message.utf8.count
+        }
+        try await sink.send(.text("done"))
+        #expect(try await sink.receive() == .text("\(sent)"))
+        await sink.close()
     }
 
     @Test(arguments: WebSocketPeer.Kind.allCases)

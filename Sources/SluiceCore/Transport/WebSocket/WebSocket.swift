@@ -25,7 +25,8 @@ import Foundation
 /// sends a closing frame with 1001 and closes the connection.
 ///
 /// **Writing.** ``send(_:)`` frames and masks a message and writes as much as the socket takes; it suspends while
-/// more than ``Configuration/sendBuffer`` bytes wait to go out, so a fast sender uses bounded memory.
+/// more than ``Configuration/sendBuffer`` bytes wait to go out, so a fast sender uses bounded memory. The messages of
+/// a run (sent one after another with none received between them) are written together by the connection's loop.
 ///
 /// **Control frames.** Pings are answered with pongs; ``Configuration/pingInterval`` sends keep-alive pings and
 /// closes a connection whose server does not answer within ``Configuration/pingTimeout``. ``close(code:reason:)``

@@ -43,6 +43,11 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
 
     private var output: [UInt8] = []
     private var outputOffset = 0
+    /// Whether a sender wrote to the socket itself since the last message came in: a sender that writes again before
+    /// any answer is sending a run of messages, which the loop then writes together (see ``send(_:_:)``).
+    private var wroteSinceMessage = false
+    /// Whether the loop is to write the messages gathered since.
+    private var flushScheduled = false
     private var writers: [(bytes: Int, continuation: CheckedContinuation<Void, any Error>)] = []
 
     /// The messages not yet read, from `incomingStart` on; a message read is dropped at once, and the slots before
@@ -347,6 +352,7 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     }
 
     private func deliver(_ message: WebSocket.Message, bytes: Int) {
+        wroteSinceMessage = false
         if let reader {
             self.reader = nil
             reader.resume(returning: message)
@@ -499,6 +505,12 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
 
     /// Sends a message, suspending while more than the send buffer waits to go out.
     ///
+    /// A message is written to the socket from the sender's task at once, with one exception: a sender that sends
+    /// again before any message has come in since its last write is sending a run, and its messages are gathered for
+    /// the loop to write together a moment later, one write for many where each would cost a system call of its own.
+    /// A request and its answer, or an echo, goes out at once as before; so does every message while the run is one
+    /// long.
+    ///
     /// - Throws: ``SluiceError`` when the connection has failed or is closing.
     func send(_ opcode: WebSocketOpcode, _ payload: some ContiguousBytes) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -508,7 +520,21 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
                     return
                 }
                 enqueue(opcode, payload)
-                flushLocked()
+                if flushScheduled || interest.contains(.writable) {
+                    // The loop writes it: with the run gathered so far, or once the socket has room.
+                } else if wroteSinceMessage {
+                    flushScheduled = true
+                    loop.execute { [weak self] in
+                        guard let self else { return }
+                        self.lock.withLock { _ in
+                            self.flushScheduled = false
+                            self.flushLocked()
+                        }
+                    }
+                } else {
+                    wroteSinceMessage = true
+                    flushLocked()
+                }
                 let pending = output.count - outputOffset
                 if pending <= configuration.sendBuffer || isClosed {
                     continuation.resume(returning: ())
