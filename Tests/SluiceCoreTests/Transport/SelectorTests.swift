@@ -31,6 +31,7 @@ import Glibc
 
     @Test func reportsWhatADescriptorWaitsFor() throws {
         let selector = try Selector()
+        defer { selector.close() }
         let (mine, peer) = try Self.socketPair()
         defer { _ = (close(mine), close(peer)) }
         selector.add(mine, .readable)
@@ -49,6 +50,7 @@ import Glibc
     /// be told of it again and again until the consumer catches up.
     @Test func saysNothingOfAHangUpWhileADescriptorWaitsForNothing() throws {
         let selector = try Selector()
+        defer { selector.close() }
         let (mine, peer) = try Self.socketPair()
         defer { close(mine) }
         selector.add(mine, .readable)

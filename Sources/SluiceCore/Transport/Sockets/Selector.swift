@@ -37,7 +37,7 @@ struct Selector {
 
     /// Creates the queue.
     init() throws(SocketError) {
-        queue = kqueue()
+        let queue = kqueue()
         guard queue >= 0 else { throw SocketError("kqueue", errno: errno) }
         var wake = kevent(
             ident: Selector.wakeIdentifier,
@@ -47,7 +47,17 @@ struct Selector {
             data: 0,
             udata: nil
         )
-        guard kevent(queue, &wake, 1, nil, 0, nil) == 0 else { throw SocketError("kevent", errno: errno) }
+        guard kevent(queue, &wake, 1, nil, 0, nil) == 0 else {
+            let error = SocketError("kevent", errno: errno)
+            Darwin.close(queue)
+            throw error
+        }
+        self.queue = queue
+    }
+
+    /// Closes the queue; the selector is not to be used after.
+    func close() {
+        Darwin.close(queue)
     }
 
     /// Starts watching a descriptor.
@@ -137,16 +147,31 @@ struct Selector {
 
     /// Creates the queue.
     init() throws(SocketError) {
-        queue = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let queue = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard queue >= 0 else { throw SocketError("epoll_create1", errno: errno) }
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wakeDescriptor >= 0 else { throw SocketError("eventfd", errno: errno) }
+        let wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeDescriptor >= 0 else {
+            let error = SocketError("eventfd", errno: errno)
+            Glibc.close(queue)
+            throw error
+        }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = wakeDescriptor
         guard epoll_ctl(queue, EPOLL_CTL_ADD, wakeDescriptor, &event) == 0 else {
-            throw SocketError("epoll_ctl", errno: errno)
+            let error = SocketError("epoll_ctl", errno: errno)
+            Glibc.close(wakeDescriptor)
+            Glibc.close(queue)
+            throw error
         }
+        self.queue = queue
+        self.wakeDescriptor = wakeDescriptor
+    }
+
+    /// Closes the queue and its wake-up descriptor; the selector is not to be used after.
+    func close() {
+        Glibc.close(wakeDescriptor)
+        Glibc.close(queue)
     }
 
     /// Starts watching a descriptor.
