@@ -65,8 +65,11 @@ enum SwiftClient: String, CaseIterable, Sendable {
             return try result.get()
         case .rawSocket:
             guard !deflate else { throw UnexpectedMessage(description: "the raw socket negotiates no compression") }
-            var connection: any PhaseConnection = try RawSocketConnection(url: url, size: size)
-            return try await body(&connection)
+            let socket = try RawSocketConnection(url: url, size: size)
+            var connection: any PhaseConnection = socket
+            let value = try await body(&connection)
+            await socket.runClosingHandshake()
+            return value
         }
     }
 }

@@ -147,6 +147,18 @@ final class RawSocketConnection: PhaseConnection {
         }
     }
 
+    /// Runs the closing handshake: a closing frame with 1000, then what the server sends until its own.
+    func runClosingHandshake() async {
+        do {
+            try gather(Self.frame(opcode: 0x8, payload: [0x03, 0xE8]))
+            while true {
+                if case .end = try await receive() { return }
+            }
+        } catch {
+            // The server may close the connection right after its closing frame.
+        }
+    }
+
     /// Adds a frame to those waiting, sending them first when they would pass 64 KiB.
     private func gather(_ frame: [UInt8]) throws {
         if pending.count + frame.count > 64 << 10 {
