@@ -92,6 +92,9 @@ final class NginxServer: @unchecked Sendable {
 
     /// The port it listens on.
     let port: UInt16
+    /// A port serving the same files over HTTP that closes each connection after one response: a new TCP connection
+    /// for every request, the cost of TCP alone beside the TLS ports' handshakes.
+    let closingPort: UInt16
     /// The ports it listens on with TLS; `nil` without `openssl`.
     let tlsPorts: TLSPorts?
     /// The self-signed certificate of the TLS ports, for `127.0.0.1`: the one root a client must trust.
@@ -128,6 +131,7 @@ final class NginxServer: @unchecked Sendable {
         var lastError = "no attempt"
         for _ in 0..<5 {
             let port = try freePort()
+            let closingPort = try freePort()
             let tlsPorts =
                 certificate == nil
                 ? nil : TLSPorts(keptAlive: try freePort(), resuming: try freePort(), full: try freePort())
@@ -135,6 +139,7 @@ final class NginxServer: @unchecked Sendable {
             let text = Self.configuration(
                 directory: directory.path,
                 port: port,
+                closingPort: closingPort,
                 tlsPorts: tlsPorts,
                 workers: workers,
                 modules: Self.temporaryPathModules(executable)
@@ -148,8 +153,11 @@ final class NginxServer: @unchecked Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let tlsListening = tlsPorts.map { waitForListener(port: $0.full, process: process) } ?? true
-            if waitForListener(port: port, process: process) && tlsListening {
+            if waitForListener(port: port, process: process) && waitForListener(port: closingPort, process: process)
+                && tlsListening
+            {
                 self.port = port
+                self.closingPort = closingPort
                 self.tlsPorts = tlsPorts
                 self.process = process
                 return
@@ -187,10 +195,12 @@ final class NginxServer: @unchecked Sendable {
 
     /// The URL of a path on the server.
     ///
-    /// - Parameter path: The path, starting with a slash.
+    /// - Parameters:
+    ///   - path: The path, starting with a slash.
+    ///   - port: The port: ``port`` unless given (``closingPort``).
     /// - Returns: The URL.
-    func url(_ path: String) -> URL {
-        guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
+    func url(_ path: String, port: UInt16? = nil) -> URL {
+        guard let url = URL(string: "http://127.0.0.1:\(port ?? self.port)\(path)") else {
             fatalError("no URL for \(path)")
         }
         return url
@@ -263,6 +273,7 @@ final class NginxServer: @unchecked Sendable {
     private static func configuration(
         directory: String,
         port: UInt16,
+        closingPort: UInt16,
         tlsPorts: TLSPorts?,
         workers: Int,
         modules: [String]
@@ -312,6 +323,11 @@ final class NginxServer: @unchecked Sendable {
                         gzip_comp_level 6;
                         gzip_min_length 256;
                     }
+                }
+                server {
+                    listen 127.0.0.1:\(closingPort);
+                    root \(directory)/www;
+                    keepalive_requests 1;
                 }
             \(tlsPorts.map { tlsServers(directory: directory, ports: $0) } ?? "")
             }

@@ -235,6 +235,19 @@ for concurrency in concurrencies {
     }
 }
 
+// A new connection for every request over HTTP, on a port that closes each after its response: the cost of TCP alone,
+// against which the new-connection rows over HTTPS show what the TLS handshake adds.
+let closingURL = server.url("/1k.json", port: server.closingPort)
+let closingRequest = makeRequest(closingURL)
+let newConnectionPhases: [(String, @Sendable () async throws -> Int)] = [
+    ("async-http-client, new connection", { try await asyncHTTPClient.size(of: closingURL, closing: true) }),
+    ("SocketRequestPerformer, new connection", { try bodySize(await socketPerformer.perform(closingRequest)) }),
+]
+for (name, request) in newConnectionPhases {
+    let result = await phase(name, group: "1k", concurrency: 1, bodyBytes: smallBytes, request: request)
+    small += result.map { [$0] } ?? []
+}
+
 // The same over HTTPS, on Sluice's own transport: kept-alive connections at 1 and 16, then a new connection for every
 // request, its session resumed or not, the cost of the handshake; async-http-client beside it, on the same ports (it
 // resumes no session: its new connections are full handshakes on either port). URLSession runs in a
