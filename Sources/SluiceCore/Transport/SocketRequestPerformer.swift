@@ -280,6 +280,19 @@ public final class SocketRequestPerformer: RequestPerformer {
         return reasons
     }
 
+    /// An executor that runs tasks on one of the transport's event loops, the next in turn at each call.
+    ///
+    /// A task that prefers it (`withTaskExecutorPreference(_:operation:)`, or
+    /// `Task(executorPreference:operation:)`) runs on that loop's thread, and the connections it opens are that
+    /// loop's: a request is written, answered and handed back on one thread, where otherwise the loop reads the
+    /// answer and wakes a thread of the cooperative pool to take it. It suits a task that sends request after request
+    /// and does little between them; work that takes long (decoding a large body, anything that blocks) holds up
+    /// every connection of the loop while it runs, and belongs on the cooperative pool.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    public static func loopExecutor() -> any TaskExecutor {
+        EventLoop.next()
+    }
+
     deinit {
         pool.closeIdleConnections()
     }

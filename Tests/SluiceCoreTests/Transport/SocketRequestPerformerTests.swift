@@ -594,8 +594,9 @@ import Testing
         try await server.openConnectionsGauge.wait(for: "the server to see it close") { $0 == 0 }
     }
 
-    @Test(arguments: TransportKind.socketCases)
-    func cancellingARequestFreesItsPlaceInThePool(_ kind: TransportKind) async throws {
+    /// Also for a task on one of the transport's loops, which the cancellation reaches from another thread.
+    @Test(arguments: TransportKind.socketCases, [false, true])
+    func cancellingARequestFreesItsPlaceInThePool(_ kind: TransportKind, onALoop: Bool) async throws {
         let origin = try await kind.origin(of: server)
         let arrived = Signal("the request at the server")
         server.route("/hang") { _ in
@@ -604,7 +605,10 @@ import Testing
         }
         server.route("/quick", response: .text("quick"))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
-        let hanging = Task { try await performer.perform(URLRequest(url: origin.url("/hang"))) }
+        let executor = onALoop ? SocketRequestPerformer.loopExecutor() : nil
+        let hanging = Task(executorPreference: executor) {
+            try await performer.perform(URLRequest(url: origin.url("/hang")))
+        }
         try await arrived.wait()
         #expect(server.receivedRequests.count == 1)
         hanging.cancel()

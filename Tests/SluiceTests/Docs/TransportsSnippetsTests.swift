@@ -33,6 +33,22 @@ import FoundationNetworking
         #endif
     }
 
+    /// "The event loop": a task on a loop's executor polls an endpoint.
+    @Test func aTaskOnALoop() async throws {
+        let server = try LoopbackServer()
+        server.route("/v1/status", response: .json(#"{"ok": true}"#))
+        let statusURL = server.url("/v1/status")
+        let performer = SocketRequestPerformer()
+        let codes = try await withTaskExecutorPreference(SocketRequestPerformer.loopExecutor()) {
+            var codes: [Int] = []
+            for _ in 0..<100 {
+                codes.append(try await performer.perform(URLRequest(url: statusURL)).status.code)
+            }
+            return codes
+        }
+        #expect(codes == Array(repeating: 200, count: 100))
+    }
+
     /// Compiled, not run: it stops the process it runs in, which is what it reproduces.
     func urlSessionTrailerReproduction() {
         let done = DispatchSemaphore(value: 0)

@@ -139,6 +139,8 @@ struct Durations: Sendable {
 ///   - durations: The warm-up and measured times.
 ///   - bodyBytes: The size of the response body, for the throughput.
 ///   - expected: What every request must return: the body's size, or the count of what it decoded.
+///   - executor: Gives each task the executor it prefers (one of Sluice's loops), if any; the cooperative pool's
+///     otherwise.
 ///   - request: Sends one request and returns the size of what it received.
 /// - Returns: The measured phase.
 func measure(
@@ -147,13 +149,26 @@ func measure(
     durations: Durations,
     bodyBytes: Int,
     expected: Int,
+    executor: (@Sendable () -> any TaskExecutor)? = nil,
     request: @escaping @Sendable () async throws -> Int
 ) async -> PhaseResult {
-    _ = await loop(concurrency: concurrency, for: durations.warmUp, expected: expected, request: request)
+    _ = await loop(
+        concurrency: concurrency,
+        for: durations.warmUp,
+        expected: expected,
+        executor: executor,
+        request: request
+    )
     let clock = ContinuousClock()
     let cpuBefore = cpuSeconds()
     let start = clock.now
-    let outcomes = await loop(concurrency: concurrency, for: durations.measured, expected: expected, request: request)
+    let outcomes = await loop(
+        concurrency: concurrency,
+        for: durations.measured,
+        expected: expected,
+        executor: executor,
+        request: request
+    )
     let elapsed = start.duration(to: clock.now)
     let cpu = cpuSeconds() - cpuBefore
     let latencies = outcomes.flatMap(\.latencies).sorted()
@@ -183,13 +198,14 @@ private func loop(
     concurrency: Int,
     for duration: Duration,
     expected: Int,
+    executor: (@Sendable () -> any TaskExecutor)?,
     request: @escaping @Sendable () async throws -> Int
 ) async -> [Outcome] {
     let clock = ContinuousClock()
     let end = clock.now + duration
     return await withTaskGroup(of: Outcome.self) { group in
         for _ in 0..<concurrency {
-            group.addTask {
+            group.addTask(executorPreference: executor?()) {
                 var outcome = Outcome()
                 outcome.latencies.reserveCapacity(1 << 16)
                 while clock.now < end, outcome.errors < 100 {

@@ -142,6 +142,7 @@ func phase(
     concurrency: Int,
     bodyBytes: Int,
     expected: Int? = nil,
+    executor: (@Sendable () -> any TaskExecutor)? = nil,
     request: @escaping @Sendable () async throws -> Int
 ) async -> PhaseResult? {
     guard selected(name) else { return nil }
@@ -152,6 +153,7 @@ func phase(
         durations: durations,
         bodyBytes: bodyBytes,
         expected: expected ?? bodyBytes,
+        executor: executor,
         request: request
     )
     watchdog.end()
@@ -233,6 +235,15 @@ for concurrency in concurrencies {
         let result = await phase(name, group: "1k", concurrency: concurrency, bodyBytes: smallBytes, request: request)
         small += result.map { [$0] } ?? []
     }
+    let onLoops = await phase(
+        "SocketRequestPerformer.perform, on the loops",
+        group: "1k",
+        concurrency: concurrency,
+        bodyBytes: smallBytes,
+        executor: { SocketRequestPerformer.loopExecutor() },
+        request: { try bodySize(await socketPerformer.perform(smallRequest)) }
+    )
+    small += onLoops.map { [$0] } ?? []
 }
 
 // A new connection for every request over HTTP, on a port that closes each after its response: the cost of TCP alone,
@@ -289,6 +300,15 @@ if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
             )
             https += result.map { [$0] } ?? []
         }
+        let onLoops = await phase(
+            "SocketRequestPerformer.perform, on the loops",
+            group: "1k https",
+            concurrency: concurrency,
+            bodyBytes: smallBytes,
+            executor: { SocketRequestPerformer.loopExecutor() },
+            request: { try bodySize(await performer.perform(request)) }
+        )
+        https += onLoops.map { [$0] } ?? []
     }
     let newConnections: [(String, UInt16)] = [
         ("SocketRequestPerformer, new connection, session resumed", tlsPorts.resuming),

@@ -277,7 +277,7 @@ final class ConnectionPool: Sendable {
                     origin: origin,
                     tls: tls,
                     proxyHandshake: handshake,
-                    loop: EventLoop.next(),
+                    loop: EventLoop.currentOrNext(),
                     pool: self,
                     limits: settings.limits,
                     readAhead: settings.readAhead

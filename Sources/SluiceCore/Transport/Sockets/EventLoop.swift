@@ -29,6 +29,17 @@ final class EventLoop: @unchecked Sendable {
     /// The next loop of ``shared`` to hand out.
     private static let nextShared = Locked(0)
 
+    /// The shared loop whose thread is calling, if any: a task running on a loop's executor opens its connections
+    /// there, so that its requests and their answers never leave that thread.
+    static var current: EventLoop? {
+        shared.first { $0.isCurrent }
+    }
+
+    /// The calling thread's loop, or one of the shared loops in turn.
+    static func currentOrNext() -> EventLoop {
+        current ?? next()
+    }
+
     /// One of the shared loops, in turn.
     static func next() -> EventLoop {
         let index = nextShared.withLock { index in
@@ -252,5 +263,16 @@ extension Duration {
         let (seconds, attoseconds) = components
         let milliseconds = (Double(seconds) * 1_000 + Double(attoseconds) / 1e15).rounded(.up)
         return milliseconds >= Double(Int32.max) ? Int32.max : Int32(milliseconds)
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension EventLoop: TaskExecutor {
+    /// Runs a task's job on the loop's thread, after the readiness reports it is handling now.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        execute { [unowned(unsafe) self] in
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
     }
 }

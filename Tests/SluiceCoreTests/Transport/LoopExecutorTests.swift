@@ -1,0 +1,64 @@
+import Foundation
+import SluiceTesting
+import Testing
+
+@testable import SluiceCore
+
+/// Tasks that prefer ``SocketRequestPerformer/loopExecutor()`` run on one of the transport's event loops, and their
+/// requests are written, answered and handed back there; cancelling one is tested with the pool's own cancellation
+/// test, in ``SocketRequestPerformerTests``.
+@Suite struct LoopExecutorTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer()
+    }
+
+    /// The loop whose thread is calling, if any, read where async code may not read the current thread.
+    static func currentLoop() -> ObjectIdentifier? {
+        EventLoop.current.map(ObjectIdentifier.init)
+    }
+
+    @Test(arguments: TransportKind.socketCases)
+    func aTaskOnALoopIsAnsweredOnThatLoopsThread(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
+        server.route("/hello", response: LoopbackResponse(body: Data("hello".utf8)))
+        let performer = kind.makeSocketPerformer()
+        let loops = try await withTaskExecutorPreference(SocketRequestPerformer.loopExecutor()) {
+            var loops = [Self.currentLoop()]
+            for _ in 0..<20 {
+                let response = try await performer.perform(URLRequest(url: origin.url("/hello")))
+                #expect(response.body == Data("hello".utf8))
+                loops.append(Self.currentLoop())
+            }
+            return loops
+        }
+        #expect(loops.count == 21)
+        #expect(loops.allSatisfy { $0 != nil })
+        #expect(Set(loops).count == 1)
+        #expect(performer.openConnections == 1)
+    }
+
+    /// More tasks than connections, on every loop: they wait for a connection without holding a loop's thread.
+    @Test(arguments: TransportKind.socketCases)
+    func tasksOnTheLoopsShareTheirConnections(_ kind: TransportKind) async throws {
+        let origin = try await kind.origin(of: server)
+        server.route("/n", response: LoopbackResponse(body: Data("n".utf8)))
+        let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 3))
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<16 {
+                group.addTask(executorPreference: SocketRequestPerformer.loopExecutor()) {
+                    var answered = 0
+                    for _ in 0..<25 {
+                        let response = try await performer.perform(URLRequest(url: origin.url("/n")))
+                        answered += response.body == Data("n".utf8) ? 1 : 0
+                    }
+                    return answered
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(answered == 400)
+        #expect(performer.openConnections <= 3)
+    }
+}
