@@ -605,8 +605,7 @@ import Testing
         }
         server.route("/quick", response: .text("quick"))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
-        let executor = onALoop ? SocketRequestPerformer.loopExecutor() : nil
-        let hanging = Task(executorPreference: executor) {
+        let hanging = Task.starting(onALoop: onALoop) {
             try await performer.perform(URLRequest(url: origin.url("/hang")))
         }
         try await arrived.wait()

@@ -34,6 +34,7 @@ import FoundationNetworking
     }
 
     /// "The event loop": a task on a loop's executor polls an endpoint.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aTaskOnALoop() async throws {
         let server = try LoopbackServer()
         server.route("/v1/status", response: .json(#"{"ok": true}"#))

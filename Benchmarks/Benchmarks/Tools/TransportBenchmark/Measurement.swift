@@ -1,6 +1,7 @@
 // Timing a client: requests in a loop from a number of tasks for a fixed time, each request's duration on a
 // `ContinuousClock`, and the process's CPU time over the same window.
 import Foundation
+import Sluice
 
 #if canImport(Glibc)
 import Glibc
@@ -139,8 +140,8 @@ struct Durations: Sendable {
 ///   - durations: The warm-up and measured times.
 ///   - bodyBytes: The size of the response body, for the throughput.
 ///   - expected: What every request must return: the body's size, or the count of what it decoded.
-///   - executor: Gives each task the executor it prefers (one of Sluice's loops), if any; the cooperative pool's
-///     otherwise.
+///   - onLoops: Whether each task runs on one of Sluice's event loops (`SocketRequestPerformer.loopExecutor()`,
+///     where the platform has task executors) rather than on the cooperative pool.
 ///   - request: Sends one request and returns the size of what it received.
 /// - Returns: The measured phase.
 func measure(
@@ -149,14 +150,14 @@ func measure(
     durations: Durations,
     bodyBytes: Int,
     expected: Int,
-    executor: (@Sendable () -> any TaskExecutor)? = nil,
+    onLoops: Bool = false,
     request: @escaping @Sendable () async throws -> Int
 ) async -> PhaseResult {
     _ = await loop(
         concurrency: concurrency,
         for: durations.warmUp,
         expected: expected,
-        executor: executor,
+        onLoops: onLoops,
         request: request
     )
     let clock = ContinuousClock()
@@ -166,7 +167,7 @@ func measure(
         concurrency: concurrency,
         for: durations.measured,
         expected: expected,
-        executor: executor,
+        onLoops: onLoops,
         request: request
     )
     let elapsed = start.duration(to: clock.now)
@@ -198,14 +199,14 @@ private func loop(
     concurrency: Int,
     for duration: Duration,
     expected: Int,
-    executor: (@Sendable () -> any TaskExecutor)?,
+    onLoops: Bool,
     request: @escaping @Sendable () async throws -> Int
 ) async -> [Outcome] {
     let clock = ContinuousClock()
     let end = clock.now + duration
     return await withTaskGroup(of: Outcome.self) { group in
         for _ in 0..<concurrency {
-            group.addTask(executorPreference: executor?()) {
+            let task: @Sendable () async -> Outcome = {
                 var outcome = Outcome()
                 outcome.latencies.reserveCapacity(1 << 16)
                 while clock.now < end, outcome.errors < 100 {
@@ -225,6 +226,11 @@ private func loop(
                     }
                 }
                 return outcome
+            }
+            if onLoops, #available(macOS 15.0, *) {
+                group.addTask(executorPreference: SocketRequestPerformer.loopExecutor(), operation: task)
+            } else {
+                group.addTask(operation: task)
             }
         }
         var outcomes: [Outcome] = []

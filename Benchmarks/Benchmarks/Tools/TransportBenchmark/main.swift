@@ -142,7 +142,7 @@ func phase(
     concurrency: Int,
     bodyBytes: Int,
     expected: Int? = nil,
-    executor: (@Sendable () -> any TaskExecutor)? = nil,
+    onLoops: Bool = false,
     request: @escaping @Sendable () async throws -> Int
 ) async -> PhaseResult? {
     guard selected(name) else { return nil }
@@ -153,7 +153,7 @@ func phase(
         durations: durations,
         bodyBytes: bodyBytes,
         expected: expected ?? bodyBytes,
-        executor: executor,
+        onLoops: onLoops,
         request: request
     )
     watchdog.end()
@@ -240,7 +240,7 @@ for concurrency in concurrencies {
         group: "1k",
         concurrency: concurrency,
         bodyBytes: smallBytes,
-        executor: { SocketRequestPerformer.loopExecutor() },
+        onLoops: true,
         request: { try bodySize(await socketPerformer.perform(smallRequest)) }
     )
     small += onLoops.map { [$0] } ?? []
@@ -305,7 +305,7 @@ if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
             group: "1k https",
             concurrency: concurrency,
             bodyBytes: smallBytes,
-            executor: { SocketRequestPerformer.loopExecutor() },
+            onLoops: true,
             request: { try bodySize(await performer.perform(request)) }
         )
         https += onLoops.map { [$0] } ?? []
