@@ -12,7 +12,7 @@ import Glibc
 /// The readiness queue under Sluice's own transport, on a connected pair of Unix sockets.
 @Suite struct SelectorTests {
     /// Two connected stream sockets.
-    private static func socketPair() throws -> (Int32, Int32) {
+    static func socketPair() throws -> (Int32, Int32) {
         var pair: [Int32] = [-1, -1]
         #if canImport(Darwin)
         let type = SOCK_STREAM

@@ -49,8 +49,13 @@ struct ByteStream: Sendable {
 
     /// Ends the stream as its protocol ends it (`close_notify` for TLS), and closes the descriptor; call once, after
     /// the socket has left the event loop.
+    ///
+    /// The connection is shut down before the descriptor is closed: a program the application is starting holds a
+    /// copy of every descriptor until it runs its new image, and while a copy lives `close` alone leaves the
+    /// connection open, so the server would learn of the end only later.
     func close() {
         tls?.shutdown()
+        socket.shutdownWriting()
         socket.closeDescriptor()
     }
 }
