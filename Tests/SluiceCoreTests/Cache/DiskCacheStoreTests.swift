@@ -182,12 +182,17 @@ import Testing
         var random = SplitMix64(seed: 28)
         var next = 0
         for _ in 0..<6 {
-            let (process, output) = try Self.launch(helper, in: directory, from: next)
-            // Killed after a random number of stored entries, while it writes the next one.
+            // Killed after a random number of stored entries, while it writes the next one; the helper runs and is
+            // waited for on a thread of its own, not on the cooperative pool.
             let wanted = Int.random(in: 1...4, using: &random)
-            let lines = Self.readLines(from: output, until: wanted)
-            process.forceKill()
-            process.waitUntilExit()
+            let first = next
+            let lines = try await offThePool {
+                let (process, output) = try Self.launch(helper, in: directory, from: first)
+                let lines = Self.readLines(from: output, until: wanted)
+                process.forceKill()
+                process.waitUntilExit()
+                return lines
+            }
             #expect(lines >= wanted, "the helper ended before it stored \(wanted) entries")
             next += lines + 2
 
@@ -208,13 +213,15 @@ import Testing
         let helper = try #require(Self.helper, "the CacheWriterHelper executable was not found beside the tests")
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writers = try (0..<2).map { _ in try Self.launch(helper, in: directory, from: 0) }
-        for (_, output) in writers {
-            _ = Self.readLines(from: output, until: 8)
-        }
-        for (process, _) in writers {
-            process.forceKill()
-            process.waitUntilExit()
+        try await offThePool {
+            let writers = try (0..<2).map { _ in try Self.launch(helper, in: directory, from: 0) }
+            for (_, output) in writers {
+                _ = Self.readLines(from: output, until: 8)
+            }
+            for (process, _) in writers {
+                process.forceKill()
+                process.waitUntilExit()
+            }
         }
         let storage = try DiskCacheStorage(directory: directory, limit: 8 << 20)
         // Entries 0 to 7 weigh some 220 KB: far under the helper's 8 MiB limit, so none was evicted.

@@ -2,6 +2,7 @@ import ClientFixtures
 import Foundation
 import SluiceCore
 import SluiceTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -13,8 +14,16 @@ enum CompressionBomb {
     /// The decoded size.
     static let decodedSize = 256 << 20
 
-    /// The compressed bytes, or `nil` where no `gzip` can be run.
-    static let bytes: Data? = {
+    /// The compressed bytes, made on first use off the cooperative pool; `nil` where no `gzip` can be run.
+    ///
+    /// Compressing 256 MiB takes gzip about a second: a test that read ``made`` on the pool would hold one of its
+    /// few threads meanwhile, and every test that read it then would wait for the first.
+    static func bytes() async -> Data? {
+        await offThePool { made }
+    }
+
+    /// The compressed bytes, once made; read through ``bytes()``.
+    private static let made: Data? = {
         let gzip = ["/bin/gzip", "/usr/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let gzip else { return nil }
         let input = Pipe()
@@ -62,7 +71,7 @@ extension SoakTests {
         BombCase(maximumRatio: nil, streamed: true),
     ])
     func aGzipBombIsDecodedInBoundedMemoryOnSluicesTransport(_ bomb: BombCase) async throws {
-        let bytes = try #require(CompressionBomb.bytes, "gzip could not be run")
+        let bytes = try #require(await CompressionBomb.bytes(), "gzip could not be run")
         let server = try LoopbackServer()
         server.route("/bomb", response: LoopbackResponse(body: bytes).addingHeader("Content-Encoding", "gzip"))
         let limit = 16 << 20
@@ -131,7 +140,7 @@ extension SoakTests {
     /// gibibyte). The performer's own queue makes libcurl wait while 64 pieces are queued; the bound checked is half
     /// the decoded size, since other suites run meanwhile.
     @Test func aGzipBombEndsAtTheBodyLimitOnURLSession() async throws {
-        let bomb = try #require(CompressionBomb.bytes, "gzip could not be run")
+        let bomb = try #require(await CompressionBomb.bytes(), "gzip could not be run")
         let server = try LoopbackServer()
         server.route("/bomb", response: LoopbackResponse(body: bomb).addingHeader("Content-Encoding", "gzip"))
         let limit = 16 << 20
