@@ -287,7 +287,10 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// loop's: a request is written, answered and handed back on one thread, where otherwise the loop reads the
     /// answer and wakes a thread of the cooperative pool to take it. It suits a task that sends request after request
     /// and does little between them; work that takes long (decoding a large body, anything that blocks) holds up
-    /// every connection of the loop while it runs, and belongs on the cooperative pool.
+    /// every connection of the loop while it runs, and belongs on the cooperative pool. That includes what Sluice
+    /// does on the task's own thread: a disk cache reads and writes its files there, `HTTPCookieStorage` may write
+    /// its file, and a request body given as an `InputStream` is read as the socket takes it, so a stream whose
+    /// producer runs on the same loop would wait for it forever.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     public static func loopExecutor() -> any TaskExecutor {
         EventLoop.next()

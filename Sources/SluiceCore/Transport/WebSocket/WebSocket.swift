@@ -26,7 +26,8 @@ import Foundation
 ///
 /// **Writing.** ``send(_:)`` frames and masks a message and writes as much as the socket takes; it suspends while
 /// more than ``Configuration/sendBuffer`` bytes wait to go out, so a fast sender uses bounded memory. The messages of
-/// a run (sent one after another with none received between them) are written together by the connection's loop.
+/// a run (sent in quick succession with none received between them) are written together by the connection's loop
+/// a moment later: `send(_:)` may return before such a message has reached the system.
 ///
 /// **Control frames.** Pings are answered with pongs; ``Configuration/pingInterval`` sends keep-alive pings and
 /// closes a connection whose server does not answer within ``Configuration/pingTimeout``. ``close(code:reason:)``

@@ -43,8 +43,9 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
 
     private var output: [UInt8] = []
     private var outputOffset = 0
-    /// Whether a sender wrote to the socket itself since the last message came in: a sender that writes again before
-    /// any answer is sending a run of messages, which the loop then writes together (see ``send(_:_:)``).
+    /// Whether a sender wrote to the socket itself since the last message came in, the last tick and the last run the
+    /// loop wrote: a sender that writes again before any of those is sending a run of messages, which the loop then
+    /// writes together (see ``send(_:_:)``).
     private var wroteSinceMessage = false
     /// Whether the loop is to write the messages gathered since.
     private var flushScheduled = false
@@ -199,6 +200,10 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     func tick(now: ContinuousClock.Instant) {
         lock.withLock { _ in
             guard !isClosed else { return }
+            // Messages sent further apart than a tick are not a run: each goes out from its sender's task.
+            if !flushScheduled {
+                wroteSinceMessage = false
+            }
             switch phase {
             case .handshaking:
                 if now - started >= configuration.handshakeTimeout {
@@ -506,10 +511,10 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
     /// Sends a message, suspending while more than the send buffer waits to go out.
     ///
     /// A message is written to the socket from the sender's task at once, with one exception: a sender that sends
-    /// again before any message has come in since its last write is sending a run, and its messages are gathered for
-    /// the loop to write together a moment later, one write for many where each would cost a system call of its own.
-    /// A request and its answer, or an echo, goes out at once as before; so does every message while the run is one
-    /// long.
+    /// again soon after its last write (within the loop's tick), before any message has come in, is sending a run,
+    /// and the rest of the run is gathered for the loop to write together a moment later, one write for many where
+    /// each would cost a system call of its own. A request and its answer, an echo, or messages sent further apart
+    /// go out at once.
     ///
     /// - Throws: ``SluiceError`` when the connection has failed or is closing.
     func send(_ opcode: WebSocketOpcode, _ payload: some ContiguousBytes) async throws {
@@ -529,6 +534,10 @@ final class WebSocketConnection: ReadinessHandler, @unchecked Sendable {
                         self.lock.withLock { _ in
                             self.flushScheduled = false
                             self.flushLocked()
+                            // All of the run went: the next message is written by its sender again.
+                            if self.outputOffset == self.output.count {
+                                self.wroteSinceMessage = false
+                            }
                         }
                     }
                 } else {
