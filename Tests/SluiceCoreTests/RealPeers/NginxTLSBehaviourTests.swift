@@ -409,14 +409,58 @@ final class SilentListener: Sendable {
     }
 }
 
+/// A loopback port whose first connection is accepted, with a blocking call, on a thread of its own and handed to a
+/// body; the scripted peers of these tests are built on it.
+///
+/// The thread owns the listener and closes it once `accept` returns; ``stop()`` only shuts it down, which ends a
+/// waiting `accept`. Both take one lock, so neither touches a descriptor the other closed: its number may meanwhile
+/// belong to another test's socket.
+final class OneConnectionListener: Sendable {
+    /// The port.
+    let port: Int
+    private let listener: Socket
+    /// Whether the thread has closed the listener.
+    private let closed = Locked(false)
+
+    /// Listens on a free loopback port, and serves its first connection on a thread of its own.
+    ///
+    /// - Parameter serve: Runs with the accepted connection, which it closes.
+    /// - Throws: ``SocketError`` when it could not listen.
+    init(serve: @escaping @Sendable (Socket) -> Void) throws {
+        let listener = try SilentListener.listeningSocket()
+        CuttingRelay.makeBlocking(listener)
+        self.listener = listener
+        port = SilentListener.port(of: listener)
+        let closed = closed
+        Thread.detachNewThread {
+            let accepted = accept(listener.descriptor, nil, nil)
+            closed.withLock { closed in
+                closed = true
+                listener.closeDescriptor()
+            }
+            guard accepted >= 0 else { return }
+            serve(Socket(descriptor: accepted))
+        }
+    }
+
+    /// Stops listening: a connection not yet accepted never will be.
+    func stop() {
+        closed.withLock { closed in
+            if !closed {
+                shutdown(listener.descriptor, Int32(SHUT_RDWR))
+            }
+        }
+    }
+}
+
 /// A TCP relay to a loopback port that passes the server's first bytes to the client, then drops both connections
 /// without a word: a TLS stream cut in the middle of a record, without `close_notify`.
 ///
 /// It relays one connection, with blocking calls on threads of its own.
 final class CuttingRelay: Sendable {
     /// The port the relay listens on.
-    let port: Int
-    private let listener: Socket
+    var port: Int { listener.port }
+    private let listener: OneConnectionListener
 
     /// Listens on a free loopback port, and relays the first connection to `target`.
     ///
@@ -425,14 +469,7 @@ final class CuttingRelay: Sendable {
     ///   - limit: How many of the server's bytes reach the client before the cut.
     /// - Throws: ``SocketError`` when the relay could not listen.
     init(to target: Int, cuttingAfter limit: Int) throws {
-        let listener = try SilentListener.listeningSocket()
-        Self.makeBlocking(listener)
-        self.listener = listener
-        port = SilentListener.port(of: listener)
-        Thread.detachNewThread {
-            let accepted = accept(listener.descriptor, nil, nil)
-            guard accepted >= 0 else { return }
-            let client = Socket(descriptor: accepted)
+        listener = try OneConnectionListener { client in
             guard let server = try? Self.connect(to: target) else {
                 client.closeDescriptor()
                 return
@@ -454,8 +491,7 @@ final class CuttingRelay: Sendable {
 
     /// Stops listening.
     func stop() {
-        shutdown(listener.descriptor, Int32(SHUT_RDWR))
-        listener.closeDescriptor()
+        listener.stop()
     }
 
     /// Copies bytes from one blocking socket to another until the first ends or `limit` bytes have passed.

@@ -20,8 +20,8 @@ import Glibc
 /// blocking calls on a thread of its own.
 final class ScriptedProxy: Sendable {
     /// The port it listens on.
-    let port: Int
-    private let listener: Socket
+    var port: Int { listener.port }
+    private let listener: OneConnectionListener
 
     /// Listens, and answers the first connection once its first bytes have arrived.
     ///
@@ -31,14 +31,7 @@ final class ScriptedProxy: Sendable {
     ///   - thenClose: Whether to close the connection after the reply, rather than hold it open.
     /// - Throws: ``SocketError`` when it could not listen.
     init(reply: [UInt8], repeating: [UInt8] = [], thenClose: Bool = false) throws {
-        let listener = try SilentListener.listeningSocket()
-        CuttingRelay.makeBlocking(listener)
-        self.listener = listener
-        port = SilentListener.port(of: listener)
-        Thread.detachNewThread {
-            let accepted = accept(listener.descriptor, nil, nil)
-            guard accepted >= 0 else { return }
-            let client = Socket(descriptor: accepted)
+        listener = try OneConnectionListener { client in
             CuttingRelay.makeBlocking(client)
             defer { client.closeDescriptor() }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
@@ -54,8 +47,7 @@ final class ScriptedProxy: Sendable {
 
     /// Stops listening.
     func stop() {
-        shutdown(listener.descriptor, Int32(SHUT_RDWR))
-        listener.closeDescriptor()
+        listener.stop()
     }
 
     /// Sends all of the bytes; `false` when the client has gone.
