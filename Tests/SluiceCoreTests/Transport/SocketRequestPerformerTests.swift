@@ -120,19 +120,25 @@ import Testing
         ),
     ]
 
+    /// Also from a task on one of the transport's loops, where the response is read on the task's own thread.
     @Test(arguments: TransportKind.socketCases, badResponses)
     func aResponseThatBreaksTheProtocolFailsNamingWhatWasWrong(_ kind: TransportKind, _ bad: BadResponse) async throws {
         let origin = try await kind.origin(of: server)
         server.route("/bad", response: LoopbackResponse(fault: .raw(bad.pieces)))
-        let performer = kind.makeSocketPerformer(configuration: bad.configuration)
-        let error = await #expect(throws: SluiceError.self) {
-            _ = try await performer.perform(URLRequest(url: origin.url("/bad")))
+        for onALoop in [false, true] {
+            let performer = kind.makeSocketPerformer(configuration: bad.configuration)
+            let task = Task.starting(onALoop: onALoop) {
+                try await performer.perform(URLRequest(url: origin.url("/bad")))
+            }
+            let error = await #expect(throws: SluiceError.self) { _ = try await task.value }
+            #expect(error?.code == .transport)
+            #expect(
+                error?.message == "the response from \(origin.hostAndPort) is not valid HTTP/1.1: \(bad.expected)"
+            )
+            #expect((error?.underlyingError as? URLError)?.code == .badServerResponse)
+            // The connection is closed, not pooled.
+            #expect(performer.openConnections == 0)
         }
-        #expect(error?.code == .transport)
-        #expect(error?.message == "the response from \(origin.hostAndPort) is not valid HTTP/1.1: \(bad.expected)")
-        #expect((error?.underlyingError as? URLError)?.code == .badServerResponse)
-        // The connection is closed, not pooled.
-        #expect(performer.openConnections == 0)
     }
 
     /// Responses cut short, or with more than they announce, and the words the error uses.
@@ -188,13 +194,17 @@ import Testing
     func aServerThatSendsNothingTimesOutOnce(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         server.route("/silent", response: LoopbackResponse(fault: .raw([], thenClose: false)).delayed(by: .seconds(30)))
-        let performer = kind.makeSocketPerformer()
         var request = URLRequest(url: origin.url("/silent"))
         request.timeoutInterval = 0.2
-        let error = await #expect(throws: URLError.self) { _ = try await performer.perform(request) }
-        #expect(error?.code == .timedOut)
-        #expect(error?.localizedDescription == "no byte of the response within the idle timeout of 200.00ms")
-        #expect(performer.openConnections == 0)
+        // Also from a task on one of the loops, whose thread fires the timeout.
+        for onALoop in [false, true] {
+            let performer = kind.makeSocketPerformer()
+            let task = Task.starting(onALoop: onALoop) { [request] in try await performer.perform(request) }
+            let error = await #expect(throws: URLError.self) { _ = try await task.value }
+            #expect(error?.code == .timedOut)
+            #expect(error?.localizedDescription == "no byte of the response within the idle timeout of 200.00ms")
+            #expect(performer.openConnections == 0)
+        }
     }
 
     /// A head dripped a byte at a time never lets the idle timeout fire; the limit on the whole head does.

@@ -56,10 +56,17 @@ final class ZstdCodec: ContentCodec {
 
     private let library: Zstd
     private let context: OpaquePointer
-    /// Whether the last step ended at a frame's end, every byte of it produced.
-    private var atFrameEnd = false
-    /// Whether the next byte starts a frame, whose magic number is checked before libzstd reads it.
-    private var atFrameStart = true
+    /// Where the stream stands between two steps.
+    private enum Position {
+        /// No byte read yet: a frame must start, and the stream has not ended.
+        case beforeFirstFrame
+        /// Inside a frame.
+        case inFrame
+        /// At a frame's end, every byte of it produced: the stream may end, or another frame start.
+        case afterFrame
+    }
+
+    private var position = Position.beforeFirstFrame
 
     /// Makes a codec.
     ///
@@ -86,11 +93,12 @@ final class ZstdCodec: ContentCodec {
         _ input: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) throws(ContentCodecFailure) -> ContentCodecStep {
-        if input.isEmpty && atFrameEnd {
+        if input.isEmpty && position == .afterFrame {
             return ContentCodecStep(consumed: 0, produced: 0, ended: true)
         }
-        if atFrameStart {
-            // Too few bytes to tell: consuming none asks for more, which come after these.
+        if position != .inFrame {
+            // A frame starts: its magic number is checked before libzstd reads it. With too few bytes to tell,
+            // consuming none asks for more, which come after these.
             guard input.count >= 4 else {
                 return ContentCodecStep(consumed: 0, produced: 0, ended: false)
             }
@@ -100,7 +108,7 @@ final class ZstdCodec: ContentCodec {
                     message: "a frame starts with the magic number 0x\(number), not one of RFC 8878's"
                 )
             }
-            atFrameStart = false
+            position = .inFrame
         }
         var inBuffer = SluiceZstdInBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var outBuffer = SluiceZstdOutBuffer(dst: output.baseAddress, size: output.count, pos: 0)
@@ -109,9 +117,8 @@ final class ZstdCodec: ContentCodec {
             throw ContentCodecFailure(message: library.message(result), consumed: inBuffer.pos)
         }
         // 0: a frame is complete and flushed, and the call stopped there; more input starts another.
-        atFrameEnd = result == 0
-        atFrameStart = atFrameEnd
-        return ContentCodecStep(consumed: inBuffer.pos, produced: outBuffer.pos, ended: atFrameEnd)
+        position = result == 0 ? .afterFrame : .inFrame
+        return ContentCodecStep(consumed: inBuffer.pos, produced: outBuffer.pos, ended: position == .afterFrame)
     }
 
     /// Whether four bytes are the magic number of a zstd frame (`0xFD2FB528`) or a skippable one (`0x184D2A50` to

@@ -27,9 +27,12 @@ final class ConnectionPool: Sendable {
         var open = 0
         var waiters: [Waiter] = []
 
-        /// Takes the idle connection used last, or the last of a loop's when a task on that loop asks.
-        mutating func takeIdle(preferring loop: EventLoop?) -> Connection? {
-            if let loop, let index = idle.lastIndex(where: { $0.loop === loop }) {
+        /// Takes the idle connection used last, or, for a task on one of the loops, the last of that loop's.
+        ///
+        /// The answer then comes back on the thread the task runs on. The calling thread is looked at only when there
+        /// is a choice.
+        mutating func takeIdle() -> Connection? {
+            if idle.count > 1, let loop = EventLoop.current, let index = idle.lastIndex(where: { $0.loop === loop }) {
                 return idle.remove(at: index)
             }
             return idle.popLast()
@@ -101,13 +104,10 @@ final class ConnectionPool: Sendable {
             }
             let limit = settings.maximumConnectionsPerOrigin
             var replaced: Connection?
-            // A task on one of the loops takes an idle connection of that loop first: its answer then comes back on
-            // the thread the task runs on.
-            let loop = EventLoop.current
             let step = state.withLock { state -> Step in
                 var entry = state.origins[origin, default: OriginState()]
                 defer { state.origins[origin] = entry }
-                if let connection = entry.takeIdle(preferring: loop) {
+                if let connection = entry.takeIdle() {
                     busyConnections.add(1)
                     if fresh {
                         // Its slot goes to the new connection; it is closed once the pool's lock is released, since

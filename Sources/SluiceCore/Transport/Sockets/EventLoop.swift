@@ -32,7 +32,8 @@ final class EventLoop: @unchecked Sendable {
     /// The shared loop whose thread is calling, if any: a task running on a loop's executor opens its connections
     /// there, so that its requests and their answers never leave that thread.
     static var current: EventLoop? {
-        shared.first { $0.isCurrent }
+        let thread = Thread.current
+        return shared.first { $0.thread === thread }
     }
 
     /// The calling thread's loop, or one of the shared loops in turn.
