@@ -74,6 +74,11 @@ final class EventLoop: @unchecked Sendable {
     static let tickInterval = Duration.milliseconds(25)
     private var timers: [UInt64: Timer] = [:]
     private var nextTimerIdentifier: UInt64 = 0
+    /// No timer is due before this; `nil` when there is none.
+    ///
+    /// A cancelled timer may leave it early, which costs one early look, not a scan of the timers every time the loop
+    /// wakes.
+    private var earliestTimer: ContinuousClock.Instant?
 
     /// Starts a loop on a thread of its own.
     ///
@@ -143,12 +148,16 @@ final class EventLoop: @unchecked Sendable {
     func schedule(at deadline: ContinuousClock.Instant, _ job: @escaping () -> Void) -> UInt64 {
         nextTimerIdentifier += 1
         timers[nextTimerIdentifier] = Timer(deadline: deadline, job: job)
+        earliestTimer = min(earliestTimer ?? deadline, deadline)
         return nextTimerIdentifier
     }
 
     /// Cancels a timer that has not fired; call on the loop's thread.
     func cancelTimer(_ identifier: UInt64) {
         timers[identifier] = nil
+        if timers.isEmpty {
+            earliestTimer = nil
+        }
     }
 
     /// The current time on the loop's clock.
@@ -196,8 +205,9 @@ final class EventLoop: @unchecked Sendable {
             if woken {
                 selector.acknowledgeWake()
             }
-            fireDueTimers()
-            tickIfDue()
+            let now = clock.now
+            fireDueTimers(now: now)
+            tickIfDue(now: now)
             // Jobs from other threads (which woke the loop) and from this one (which did not); a job may queue
             // another, which runs in the next round, after the next readiness reports.
             let jobs = queue.withLock { queue in
@@ -218,7 +228,7 @@ final class EventLoop: @unchecked Sendable {
         if queue.withLock({ !$0.jobs.isEmpty }) {
             return 0
         }
-        var earliest = timers.values.lazy.map(\.deadline).min()
+        var earliest = earliestTimer
         if !handlers.isEmpty {
             let tick = lastTick + Self.tickInterval
             earliest = min(earliest ?? tick, tick)
@@ -227,8 +237,7 @@ final class EventLoop: @unchecked Sendable {
         return (earliest - clock.now).pollMilliseconds
     }
 
-    private func tickIfDue() {
-        let now = clock.now
+    private func tickIfDue(now: ContinuousClock.Instant) {
         guard now - lastTick >= Self.tickInterval else { return }
         lastTick = now
         for handler in handlers.values {
@@ -236,13 +245,14 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func fireDueTimers() {
-        guard !timers.isEmpty else { return }
-        let now = clock.now
+    private func fireDueTimers(now: ContinuousClock.Instant) {
+        guard let earliestTimer, earliestTimer <= now else { return }
         let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
         for (identifier, timer) in due where timers.removeValue(forKey: identifier) != nil {
             timer.job()
         }
+        // What the jobs scheduled counts too.
+        self.earliestTimer = timers.values.lazy.map(\.deadline).min()
     }
 }
 
