@@ -34,6 +34,8 @@ public struct Header: Sendable {
     ///   - rhs: Another field name.
     /// - Returns: Whether they are the same name.
     package static func namesMatch(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        // Counting a native string's UTF-8 is free, and most names differ in length.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {
@@ -57,7 +59,12 @@ public struct Header: Sendable {
         guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
             return string
         }
-        return String(decoding: string.utf8.map(asciiLowercased), as: UTF8.self)
+        // Written in place: a name of up to 15 bytes, as most are, makes no allocation at all.
+        let count = string.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            _ = buffer.initialize(fromContentsOf: string.utf8.lazy.map(asciiLowercased))
+            return count
+        }
     }
 }
 

@@ -42,63 +42,97 @@ package struct RequestHead {
         try request.validateForTransport()
         let method = request.httpMethod ?? "GET"
         self.method = method
-        var fields = request.allHTTPHeaderFields ?? [:]
-        var names = Set(fields.keys.map(Header.asciiLowercased))
-        func remove(_ name: String) {
-            for key in fields.keys where Header.namesMatch(key, name) {
-                fields[key] = nil
+        let body = request.httpBody
+        let streamsBody = body == nil && request.httpBodyStream != nil
+        // The proxy's own credentials, from its URL, take the place of the request's; through a tunnel the request
+        // reaches the origin, which must not see what was meant for a proxy.
+        let proxyAuthorization = target.sendsAbsoluteForm ? target.proxy?.basicAuthorization : nil
+        let dropsProxyAuthorization = proxyAuthorization != nil || (target.proxy != nil && !target.sendsAbsoluteForm)
+        // One pass over the request's fields, which are few, noting the names the transport looks for.
+        let given = request.allHTTPHeaderFields ?? [:]
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(given.count + 2)
+        var hasHost = false
+        var hasUserAgent = false
+        var hasAcceptEncoding = false
+        var hasRange = false
+        var declaredLength: Int64?
+        for (name, value) in given {
+            if Header.namesMatch(name, "Connection") {
+                continue
+            } else if Header.namesMatch(name, "Proxy-Authorization") {
+                if dropsProxyAuthorization { continue }
+            } else if Header.namesMatch(name, "Content-Length") {
+                if body != nil { continue }
+                if streamsBody {
+                    guard let length = Int64(value), length >= 0 else { continue }
+                    declaredLength = length
+                }
+            } else if Header.namesMatch(name, "Host") {
+                hasHost = true
+            } else if Header.namesMatch(name, "User-Agent") {
+                hasUserAgent = true
+            } else if Header.namesMatch(name, "Accept-Encoding") {
+                hasAcceptEncoding = true
+            } else if Header.namesMatch(name, "Range") {
+                hasRange = true
             }
-            names.remove(Header.asciiLowercased(name))
+            fields.append((name, value))
         }
-        remove("Connection")
-        if let acceptEncoding, !names.contains("accept-encoding"), !names.contains("range") {
-            fields["Accept-Encoding"] = acceptEncoding
-            names.insert("accept-encoding")
+        if let acceptEncoding, !hasAcceptEncoding, !hasRange {
+            fields.append(("Accept-Encoding", acceptEncoding))
             offersEncodings = true
         }
-        if target.sendsAbsoluteForm, let authorization = target.proxy?.basicAuthorization {
-            // The proxy's own credentials, from its URL, take the place of the request's.
-            remove("Proxy-Authorization")
-            fields["Proxy-Authorization"] = authorization
-            names.insert("proxy-authorization")
-        } else if target.proxy != nil && !target.sendsAbsoluteForm {
-            // Through a tunnel the request reaches the origin, which must not see what was meant for a proxy.
-            remove("Proxy-Authorization")
+        if let proxyAuthorization {
+            fields.append(("Proxy-Authorization", proxyAuthorization))
         }
-        if let data = request.httpBody {
-            remove("Content-Length")
-            framing = .length(Int64(data.count))
-            if !data.isEmpty || !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains(method) {
-                fields["Content-Length"] = String(data.count)
-                names.insert("content-length")
+        if let body {
+            framing = .length(Int64(body.count))
+            if !body.isEmpty || !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains(method) {
+                fields.append(("Content-Length", String(body.count)))
             }
-        } else if request.httpBodyStream != nil {
-            let declared = fields.first { Header.namesMatch($0.key, "Content-Length") }
-            if let declared, let length = Int64(declared.value), length >= 0 {
-                framing = .length(length)
+        } else if streamsBody {
+            if let declaredLength {
+                framing = .length(declaredLength)
             } else {
-                remove("Content-Length")
                 framing = .chunked
-                fields["Transfer-Encoding"] = "chunked"
+                fields.append(("Transfer-Encoding", "chunked"))
             }
         } else {
             framing = .length(0)
         }
-        let path = Self.requestTarget(of: request.url)
+        fields.sort { $0.name < $1.name }
+        // Written straight into one buffer: joining strings made a new one for every piece.
+        var head: [UInt8] = []
+        head.reserveCapacity(256)
+        func append(_ text: String) {
+            head.append(contentsOf: text.utf8)
+        }
+        append(method)
+        append(" ")
         // An HTTP proxy is sent the absolute form, which names the origin; everything else the origin form.
-        let requestTarget = target.sendsAbsoluteForm ? "http://" + target.hostField + path : path
-        var head = method + " " + requestTarget + " HTTP/1.1\r\n"
-        if !names.contains("host") {
-            head += "Host: " + target.hostField + "\r\n"
+        if target.sendsAbsoluteForm {
+            append("http://")
+            append(target.hostField)
         }
-        if !names.contains("user-agent") {
-            head += "User-Agent: Sluice\r\n"
+        append(Self.requestTarget(of: request.url))
+        append(" HTTP/1.1\r\n")
+        if !hasHost {
+            append("Host: ")
+            append(target.hostField)
+            append("\r\n")
         }
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-            head += name + ": " + value + "\r\n"
+        if !hasUserAgent {
+            append("User-Agent: Sluice\r\n")
         }
-        head += "\r\n"
-        bytes = Data(head.utf8)
+        for (name, value) in fields {
+            append(name)
+            append(": ")
+            append(value)
+            append("\r\n")
+        }
+        append("\r\n")
+        bytes = Data(head)
     }
 
     /// The path and query as the request line carries them, percent-encoded as in the URL; `/` for an empty path.

@@ -132,8 +132,7 @@ package struct ResponseParser {
         while offset < bytes.count {
             switch state {
             case .statusLine, .fields, .chunkSize, .trailers:
-                guard let lineEnd = try takeLine(from: bytes, at: &offset) else { return bytes.count }
-                try process(line: lineEnd, report)
+                guard try takeLine(from: bytes, at: &offset, report) else { return bytes.count }
             case .length(let remaining):
                 let take = Int(min(Int64(bytes.count - offset), remaining))
                 try deliver(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]), report)
@@ -204,32 +203,61 @@ package struct ResponseParser {
         try report(.body(bytes))
     }
 
-    /// Gathers the rest of a line into `line`; returns the line without its end when it is complete.
-    private mutating func takeLine(from bytes: UnsafeRawBufferPointer, at offset: inout Int) throws -> [UInt8]? {
-        let rest = bytes[offset...]
-        let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
-        let end = newline ?? bytes.count
-        line.append(contentsOf: rest[offset..<end])
-        let consumed = end - offset + (newline == nil ? 0 : 1)
-        offset += consumed
-        try count(consumed)
-        guard newline != nil else { return nil }
-        var complete = line
-        line.removeAll(keepingCapacity: true)
-        if complete.last == UInt8(ascii: "\r") {
-            complete.removeLast()
+    /// Reads the rest of a line and processes it without its line end; returns `false` when the bytes end first, the
+    /// part read kept in `line`.
+    ///
+    /// A line whole in the bytes is processed where it lies; only one split between reads is gathered.
+    private mutating func takeLine(
+        from bytes: UnsafeRawBufferPointer,
+        at offset: inout Int,
+        _ report: (Event) throws -> Void
+    ) throws -> Bool {
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+            line.append(contentsOf: rest)
+            offset = bytes.count
+            try count(rest.count, lineCount: line.count, endsWithCR: line.last == UInt8(ascii: "\r"))
+            return false
         }
-        return complete
+        offset += newline + 1
+        guard !line.isEmpty else {
+            let content = UnsafeRawBufferPointer(rebasing: rest[..<newline])
+            let endsWithCR = content.last == UInt8(ascii: "\r")
+            try count(newline + 1, lineCount: content.count, endsWithCR: endsWithCR)
+            try process(line: endsWithCR ? UnsafeRawBufferPointer(rebasing: content.dropLast()) : content, report)
+            return true
+        }
+        line.append(contentsOf: rest[..<newline])
+        let endsWithCR = line.last == UInt8(ascii: "\r")
+        try count(newline + 1, lineCount: line.count, endsWithCR: endsWithCR)
+        // Taken out of `self` while it is read, and its storage given back afterwards for the next split line.
+        var complete: [UInt8] = []
+        swap(&complete, &line)
+        defer {
+            swap(&complete, &line)
+            line.removeAll(keepingCapacity: true)
+        }
+        try complete.withUnsafeBytes { whole in
+            try process(line: endsWithCR ? UnsafeRawBufferPointer(rebasing: whole.dropLast()) : whole, report)
+        }
+        return true
     }
 
     /// Counts head (or trailer) bytes against the limits.
-    private mutating func count(_ bytes: Int) throws {
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes just read.
+    ///   - lineCount: The bytes of the current line so far, a CR it ends with included, its LF not.
+    ///   - endsWithCR: Whether those end with a CR, which belongs to the line end.
+    /// - Throws: ``ResponseProtocolError`` when the head, a status line, a chunk-size line or the trailers pass their
+    ///   limit.
+    private mutating func count(_ bytes: Int, lineCount: Int, endsWithCR: Bool) throws {
         headBytes += bytes
         switch state {
         case .statusLine, .fields:
             // A CR the line ends with belongs to its line end, which the limit leaves out.
-            let lineEnd = line.last == UInt8(ascii: "\r") ? 1 : 0
-            if case .statusLine = state, line.count - lineEnd > limits.statusLineLength {
+            let lineEnd = endsWithCR ? 1 : 0
+            if case .statusLine = state, lineCount - lineEnd > limits.statusLineLength {
                 throw ResponseProtocolError(
                     message: "the status line is longer than the limit of \(limits.statusLineLength) bytes"
                 )
@@ -239,7 +267,7 @@ package struct ResponseParser {
                     message: "the response head is larger than the limit of \(limits.headBytes) bytes"
                 )
             }
-        case .chunkSize where line.count > 4_096:
+        case .chunkSize where lineCount > 4_096:
             throw ResponseProtocolError(message: "a chunk-size line is longer than the limit of 4096 bytes")
         case .trailers:
             trailerBytes += bytes
@@ -253,7 +281,7 @@ package struct ResponseParser {
         }
     }
 
-    private mutating func process(line: [UInt8], _ report: (Event) throws -> Void) throws {
+    private mutating func process(line: UnsafeRawBufferPointer, _ report: (Event) throws -> Void) throws {
         switch state {
         case .statusLine:
             try parseStatusLine(line)
@@ -290,19 +318,18 @@ package struct ResponseParser {
         }
     }
 
-    private mutating func parseStatusLine(_ line: [UInt8]) throws {
-        let text = String(decoding: line, as: UTF8.self)
+    private mutating func parseStatusLine(_ line: UnsafeRawBufferPointer) throws {
         func malformed() -> ResponseProtocolError {
-            ResponseProtocolError(message: "malformed status line \(Self.quoted(text))")
+            ResponseProtocolError(message: "malformed status line \(Self.quoted(line))")
         }
         // "HTTP/1.x SSS" then the end or a space and a reason.
-        guard line.count >= 12, line.starts(with: Array("HTTP/1.".utf8)),
+        guard line.count >= 12, line.starts(with: "HTTP/1.".utf8),
             let minor = line[7].asciiDigit, line[8] == UInt8(ascii: " "),
             let hundreds = line[9].asciiDigit, let tens = line[10].asciiDigit, let units = line[11].asciiDigit,
             line.count == 12 || line[12] == UInt8(ascii: " ")
         else {
-            if line.starts(with: Array("HTTP/".utf8)), line.count > 8, line[5] != UInt8(ascii: "1") {
-                throw ResponseProtocolError(message: "unsupported HTTP version in status line \(Self.quoted(text))")
+            if line.starts(with: "HTTP/".utf8), line.count > 8, line[5] != UInt8(ascii: "1") {
+                throw ResponseProtocolError(message: "unsupported HTTP version in status line \(Self.quoted(line))")
             }
             throw malformed()
         }
@@ -310,13 +337,13 @@ package struct ResponseParser {
         guard status >= 100 else { throw malformed() }
         // The reason phrase: spaces, tabs and visible characters (RFC 9112, section 4), so no bare CR.
         guard !line[12...].contains(where: Self.isControl) else {
-            throw ResponseProtocolError(message: "the status line \(Self.quoted(text)) holds a control character")
+            throw ResponseProtocolError(message: "the status line \(Self.quoted(line)) holds a control character")
         }
         minorVersion = minor
         head = ParsedHead(status: status, fields: [], keepAlive: minor >= 1)
     }
 
-    private mutating func parseField(_ line: [UInt8]) throws {
+    private mutating func parseField(_ line: UnsafeRawBufferPointer) throws {
         let (name, value) = try Self.field(in: line, of: "header")
         guard head.fields.count < limits.headerCount else {
             throw ResponseProtocolError(
@@ -334,7 +361,10 @@ package struct ResponseParser {
     /// - Returns: The name and the value.
     /// - Throws: ``ResponseProtocolError`` for a folded line, a line without a colon, a name that is not a token,
     ///   or a value holding a control character other than a tab.
-    private static func field(in line: [UInt8], of kind: String) throws -> (ArraySlice<UInt8>, ArraySlice<UInt8>) {
+    private static func field(
+        in line: UnsafeRawBufferPointer,
+        of kind: String
+    ) throws -> (Slice<UnsafeRawBufferPointer>, Slice<UnsafeRawBufferPointer>) {
         if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
             throw ResponseProtocolError(
                 message: "a \(kind) field is folded onto a continuation line (\(quoted(line))), which HTTP/1.1 forbids"
@@ -452,7 +482,7 @@ package struct ResponseParser {
         }
     }
 
-    private func parseChunkSize(_ line: [UInt8]) throws -> Int64 {
+    private func parseChunkSize(_ line: UnsafeRawBufferPointer) throws -> Int64 {
         var size: Int64 = 0
         var digits = 0
         for byte in line {
