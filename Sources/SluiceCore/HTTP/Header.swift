@@ -62,7 +62,9 @@ public struct Header: Sendable {
         // Written in place: a name of up to 15 bytes, as most are, makes no allocation at all.
         let count = string.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
-            _ = buffer.initialize(fromContentsOf: string.utf8.lazy.map(asciiLowercased))
+            for (index, byte) in string.utf8.enumerated() {
+                buffer[index] = asciiLowercased(byte)
+            }
             return count
         }
     }

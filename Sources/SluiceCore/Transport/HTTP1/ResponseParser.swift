@@ -341,6 +341,8 @@ package struct ResponseParser {
         }
         minorVersion = minor
         head = ParsedHead(status: status, fields: [], keepAlive: minor >= 1)
+        // Room for a server's usual fields at once, rather than grown four times over.
+        head.fields.reserveCapacity(12)
     }
 
     private mutating func parseField(_ line: UnsafeRawBufferPointer) throws {
@@ -411,23 +413,26 @@ package struct ResponseParser {
             state = .statusLine
             return
         }
-        var connectionTokens: [Substring] = []
+        var closes = false
+        var keepsAlive = false
         var lengths: [Substring] = []
         var codings: [Substring] = []
         var hasTransferEncoding = false
         for field in head.fields {
             if Header.namesMatch(field.name, "content-length") {
-                lengths += field.value.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
+                Self.forEachElement(of: field.value, omittingEmpty: false) { lengths.append($0) }
             } else if Header.namesMatch(field.name, "connection") {
-                connectionTokens += field.value.lowercased().split(separator: ",").map(Self.trimmed)
+                Self.forEachElement(of: field.value, omittingEmpty: true) { token in
+                    closes = closes || Header.namesMatch(token, "close")
+                    keepsAlive = keepsAlive || Header.namesMatch(token, "keep-alive")
+                }
             } else if Header.namesMatch(field.name, "transfer-encoding") {
                 // Empty list elements are not codings (RFC 9110, section 5.6.1), but the field is there all the same.
                 hasTransferEncoding = true
-                codings += field.value.lowercased().split(separator: ",").map(Self.trimmed).filter { !$0.isEmpty }
+                Self.forEachElement(of: field.value, omittingEmpty: true) { codings.append(Substring($0.lowercased())) }
             }
         }
-        head.keepAlive =
-            minorVersion >= 1 ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
+        head.keepAlive = minorVersion >= 1 ? !closes : keepsAlive
         if hasTransferEncoding && !lengths.isEmpty {
             throw ResponseProtocolError(
                 message: "the response has both Content-Length and Transfer-Encoding, which RFC 9112 forbids"
@@ -464,8 +469,7 @@ package struct ResponseParser {
         if hasNoBody {
             // No body, whatever the head announces; the connection continues as its Connection field says.
             head.contentLength = nil
-            head.keepAlive =
-                minorVersion >= 1 ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
+            head.keepAlive = minorVersion >= 1 ? !closes : keepsAlive
             framing = .complete
         } else if case .length(0) = framing {
             framing = .complete
@@ -524,15 +528,39 @@ package struct ResponseParser {
         return Int64(text)
     }
 
+    /// Calls `body` with each element of a comma-separated list, without the spaces and tabs around it, in order.
+    ///
+    /// - Parameters:
+    ///   - value: The field value.
+    ///   - omittingEmpty: Whether to leave out empty elements rather than call `body` with them.
+    ///   - body: What to do with each element.
+    private static func forEachElement(of value: String, omittingEmpty: Bool, _ body: (Substring) -> Void) {
+        var rest = value[...]
+        while true {
+            let comma = rest.utf8.firstIndex(of: UInt8(ascii: ","))
+            let element = trimmed(rest[..<(comma ?? rest.endIndex)])
+            if !omittingEmpty || !element.isEmpty {
+                body(element)
+            }
+            guard let comma else { return }
+            rest = rest[rest.utf8.index(after: comma)...]
+        }
+    }
+
+    /// The text without the spaces and tabs around it; bytes, not characters, so that a combining mark after a
+    /// space keeps its place in the value.
     private static func trimmed(_ text: Substring) -> Substring {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" {
-            text.removeFirst()
+        let bytes = text.utf8
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isBlank(bytes[start]) {
+            start = bytes.index(after: start)
         }
-        while let last = text.last, last == " " || last == "\t" {
-            text.removeLast()
+        while end > start, isBlank(bytes[bytes.index(before: end)]) {
+            end = bytes.index(before: end)
         }
-        return text
+        return text[start..<end]
     }
 
     /// Text for an error message: in quotes, at most 80 Unicode scalars, control characters shown as escapes.
