@@ -56,6 +56,7 @@ package struct RequestHead {
         var hasUserAgent = false
         var hasAcceptEncoding = false
         var hasRange = false
+        var hasContentLength = false
         var declaredLength: Int64?
         for (name, value) in given {
             if Header.namesMatch(name, "Connection") {
@@ -64,6 +65,7 @@ package struct RequestHead {
                 if dropsProxyAuthorization { continue }
             } else if Header.namesMatch(name, "Content-Length") {
                 if body != nil { continue }
+                hasContentLength = true
                 if streamsBody {
                     guard let length = Int64(value), length >= 0 else { continue }
                     declaredLength = length
@@ -86,9 +88,12 @@ package struct RequestHead {
         if let proxyAuthorization {
             fields.append(("Proxy-Authorization", proxyAuthorization))
         }
+        // A method that gives content a meaning is sent a length even for none, as RFC 9110 (section 8.6) asks: a
+        // server may otherwise refuse a POST without one (411 Length Required).
+        let meansContent = !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains(method)
         if let body {
             framing = .length(Int64(body.count))
-            if !body.isEmpty || !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains(method) {
+            if !body.isEmpty || meansContent {
                 fields.append(("Content-Length", String(body.count)))
             }
         } else if streamsBody {
@@ -100,6 +105,9 @@ package struct RequestHead {
             }
         } else {
             framing = .length(0)
+            if meansContent && !hasContentLength {
+                fields.append(("Content-Length", "0"))
+            }
         }
         fields.sort { $0.name < $1.name }
         // Written straight into one buffer: joining strings made a new one for every piece.

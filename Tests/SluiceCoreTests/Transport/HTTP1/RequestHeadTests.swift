@@ -179,7 +179,14 @@ import Testing
 
     static let methodRows: [Row] = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "PROPFIND"].map
     {
-        row($0, "http://example.com/", method: $0, ["\($0) / HTTP/1.1", "Host: example.com", "User-Agent: Sluice"])
+        // Those that give content a meaning are sent a length of 0 for none.
+        let length = ["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains($0) ? [] : ["Content-Length: 0"]
+        return row(
+            $0,
+            "http://example.com/",
+            method: $0,
+            ["\($0) / HTTP/1.1", "Host: example.com", "User-Agent: Sluice"] + length
+        )
     }
 
     @Test(arguments: methodRows)
@@ -237,10 +244,29 @@ import Testing
             framing: .length(2)
         ),
         row(
-            "a POST without a body",
+            "a POST without a body gets Content-Length 0, as RFC 9110 asks",
             "http://example.com/ping",
             method: "POST",
-            ["POST /ping HTTP/1.1", "Host: example.com", "User-Agent: Sluice"]
+            ["POST /ping HTTP/1.1", "Host: example.com", "User-Agent: Sluice", "Content-Length: 0"]
+        ),
+        row(
+            "a POST without a body keeps the Content-Length 0 it gives",
+            "http://example.com/ping",
+            method: "POST",
+            fields: [("content-length", "0")],
+            ["POST /ping HTTP/1.1", "Host: example.com", "User-Agent: Sluice", "content-length: 0"]
+        ),
+        row(
+            "a PUT without a body gets Content-Length 0",
+            "http://example.com/items/1",
+            method: "PUT",
+            ["PUT /items/1 HTTP/1.1", "Host: example.com", "User-Agent: Sluice", "Content-Length: 0"]
+        ),
+        row(
+            "a DELETE without a body gets none",
+            "http://example.com/items/1",
+            method: "DELETE",
+            ["DELETE /items/1 HTTP/1.1", "Host: example.com", "User-Agent: Sluice"]
         ),
         row(
             "the request's Connection left out",
