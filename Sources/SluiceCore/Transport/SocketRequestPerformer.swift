@@ -216,9 +216,23 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// Creates a performer with its own pool of connections.
     ///
     /// - Parameter configuration: Limits, timeouts and the fallback; the defaults suit most services.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        #if canImport(Darwin)
+        self.init(configuration: configuration, tlsLibrary: nil)
+        #else
+        self.init(configuration: configuration, tlsLibrary: try? OpenSSL.shared.get())
+        #endif
+    }
+
+    /// Creates a performer whose `https://` connections use a given OpenSSL, such as a 1.1.1 build the tests load
+    /// from a path, rather than the system's.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits, timeouts and the fallback.
+    ///   - tlsLibrary: The OpenSSL to use; `nil` to send `https://` to the fallback.
+    package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
         self.configuration = configuration
-        handlesHTTPS = Self.httpsUnavailableReason == nil
+        handlesHTTPS = tlsLibrary != nil
         pool = ConnectionPool(
             settings: ConnectionPool.Settings(
                 maximumConnectionsPerOrigin: configuration.maximumConnectionsPerOrigin,
@@ -231,7 +245,8 @@ public final class SocketRequestPerformer: RequestPerformer {
                     headTime: configuration.maximumHeadTime
                 ),
                 readAhead: configuration.streamReadAhead,
-                tls: configuration.tls
+                tls: configuration.tls,
+                tlsLibrary: tlsLibrary
             )
         )
     }

@@ -31,13 +31,13 @@ enum SystemLibrary {
 }
 
 /// Why a library of the system's could not be used: each file tried, and what failed.
-struct SystemLibraryUnavailable: Error, Sendable, CustomStringConvertible {
+package struct SystemLibraryUnavailable: Error, Sendable, CustomStringConvertible {
     /// The library as people name it, such as `OpenSSL` or `zlib`.
     let library: String
     /// The files tried and why each failed, such as `libz.so.1: cannot open shared object file`.
     let reason: String
 
-    var description: String { "the system's \(library) could not be loaded: \(reason)" }
+    package var description: String { "the system's \(library) could not be loaded: \(reason)" }
 }
 
 /// Looks symbols up in a loaded library, remembering those it did not find.

@@ -32,14 +32,17 @@ extension NginxTLSTests {
 
         /// A pin of the server's key, or of its intermediate's, lets the connection through; a pin of another key fails
         /// it, naming the pins the chain holds.
-        @Test func pinsFailClosed() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func pinsFailClosed(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
             let url = try server.httpsURL("/small.json")
             for pin in [pki.good.pin, pki.intermediatePin] {
-                let pinned = try tlsPerformer(pki) { $0.pinnedPublicKeys = [pki.selfSigned.pin, pin] }
+                let pinned = try tlsPerformer(pki, library: library) {
+                    $0.pinnedPublicKeys = [pki.selfSigned.pin, pin]
+                }
                 #expect(try await pinned.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
             }
-            let wrong = try tlsPerformer(pki) { $0.pinnedPublicKeys = [pki.selfSigned.pin] }
+            let wrong = try tlsPerformer(pki, library: library) { $0.pinnedPublicKeys = [pki.selfSigned.pin] }
             let message = await failureMessage(url, with: wrong)
             #expect(
                 message
@@ -49,9 +52,10 @@ extension NginxTLSTests {
         }
 
         /// A pin that is not a base64 SHA-256 digest fails every request, saying so.
-        @Test func aMalformedPinFailsTheRequest() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aMalformedPinFailsTheRequest(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-            let performer = try tlsPerformer(pki) { $0.pinnedPublicKeys = ["not a pin"] }
+            let performer = try tlsPerformer(pki, library: library) { $0.pinnedPublicKeys = ["not a pin"] }
             let message = await failureMessage(try server.httpsURL("/small.json"), with: performer)
             #expect(
                 message
@@ -72,16 +76,17 @@ extension NginxTLSTests {
 
         /// A server that requires a client certificate turns a client without one away (nginx answers 400) and serves
         /// one that presents a certificate its root signed.
-        @Test func mutualTLSWithAndWithoutAClientCertificate() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func mutualTLSWithAndWithoutAClientCertificate(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(
                 .init(chain: pki.good.chain, key: pki.good.key, clientCertificateAuthority: pki.root)
             )
             let url = try server.httpsURL("/small.json")
-            let anonymous = try await tlsPerformer(pki).perform(URLRequest(url: url))
+            let anonymous = try await tlsPerformer(pki, library: library).perform(URLRequest(url: url))
             #expect(anonymous.status.code == 400)
             #expect(String(decoding: anonymous.body, as: UTF8.self).contains("No required SSL certificate was sent"))
 
-            let identified = try tlsPerformer(pki) {
+            let identified = try tlsPerformer(pki, library: library) {
                 $0.clientIdentity = .init(
                     certificateChain: .file(pki.client.chain.path),
                     privateKey: .file(pki.client.key.path)
@@ -93,9 +98,10 @@ extension NginxTLSTests {
         }
 
         /// A client key that does not match its certificate is refused before anything is sent.
-        @Test func aMismatchedClientKeyFailsTheRequest() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aMismatchedClientKeyFailsTheRequest(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-            let performer = try tlsPerformer(pki) {
+            let performer = try tlsPerformer(pki, library: library) {
                 $0.clientIdentity = .init(
                     certificateChain: .file(pki.client.chain.path),
                     privateKey: .file(pki.good.key.path)
@@ -111,16 +117,16 @@ extension NginxTLSTests {
 
         /// A server of TLS 1.2 alone, and one of TLS 1.3 alone, each serve a default client, with the version nginx
         /// logs; a client that asks for TLS 1.3 at least fails against the first, saying they share no version.
-        @Test(arguments: ["TLSv1.2", "TLSv1.3"])
-        func aServerOfOneVersion(_ version: String) async throws {
+        @Test(arguments: TLSLibrary.all, ["TLSv1.2", "TLSv1.3"])
+        func aServerOfOneVersion(_ library: TLSLibrary, _ version: String) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key, protocols: version))
             let url = try server.httpsURL("/small.json")
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             #expect(try await performer.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
             let log = try await server.tlsAccessLog(after: performer)
             #expect(log.last?.hasSuffix(version) == true, "\(log)")
             guard version == "TLSv1.2" else { return }
-            let modern = try tlsPerformer(pki) { $0.minimumVersion = .tls13 }
+            let modern = try tlsPerformer(pki, library: library) { $0.minimumVersion = .tls13 }
             let message = await failureMessage(url, with: modern)
             #expect(
                 message?.hasPrefix(
@@ -132,7 +138,8 @@ extension NginxTLSTests {
 
         /// A TLS 1.2 server whose one cipher suite needs an RSA key, presenting an EC certificate, has nothing to
         /// agree on with any client: the handshake fails with an error that says so, and the connection is not kept.
-        @Test func aServerWithNoCipherInCommonFails() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aServerWithNoCipherInCommonFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(
                 .init(
                     chain: pki.good.chain,
@@ -141,7 +148,7 @@ extension NginxTLSTests {
                     ciphers: "ECDHE-RSA-AES128-GCM-SHA256"
                 )
             )
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             let url = try server.httpsURL("/small.json")
             let error = await #expect(throws: SluiceError.self) { try await performer.perform(URLRequest(url: url)) }
             let message = error?.message ?? ""
@@ -164,12 +171,12 @@ extension NginxTLSTests {
         ///
         /// The performer keeps that session itself: OpenSSL's own store of the context, which a client never looks up,
         /// holds none (it held every session of every connection until it expired, up to 20,480 of them).
-        @Test(arguments: ["TLSv1.2", "TLSv1.3"])
-        func aNewConnectionResumesTheSession(_ version: String) async throws {
+        @Test(arguments: TLSLibrary.all, ["TLSv1.2", "TLSv1.3"])
+        func aNewConnectionResumesTheSession(_ library: TLSLibrary, _ version: String) async throws {
             let server = try await startTLSServer(
                 .init(chain: pki.good.chain, key: pki.good.key, protocols: version, keepaliveRequests: 1)
             )
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             for _ in 0..<3 {
                 let response = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
                 #expect(response.body == NginxServer.smallJSON)
@@ -180,10 +187,11 @@ extension NginxTLSTests {
         }
 
         /// A server that accepts the connection and never answers the handshake fails it at the connect timeout.
-        @Test func aStalledHandshakeEndsAtTheConnectTimeout() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aStalledHandshakeEndsAtTheConnectTimeout(_ library: TLSLibrary) async throws {
             let silent = try SilentListener()
             defer { silent.stop() }
-            let performer = try tlsPerformer(pki, connectTimeout: .milliseconds(200))
+            let performer = try tlsPerformer(pki, library: library, connectTimeout: .milliseconds(200))
             let url = try #require(URL(string: "https://localhost:\(silent.port)/"))
             let error = await #expect(throws: URLError.self) { _ = try await performer.perform(URLRequest(url: url)) }
             #expect(error?.code == .timedOut)
@@ -237,8 +245,9 @@ extension NginxTLSTests {
         }
 
         /// A hundred requests in a row, HEAD among them, are carried by one connection kept alive.
-        @Test func sequentialRequestsReuseAConnection() async throws {
-            let performer = try tlsPerformer(pki)
+        @Test(arguments: TLSLibrary.all)
+        func sequentialRequestsReuseAConnection(_ library: TLSLibrary) async throws {
+            let performer = try tlsPerformer(pki, library: library)
             var head = URLRequest(url: try server.httpsURL("/large.bin"))
             head.httpMethod = "HEAD"
             let headResponse = try await performer.perform(head)
@@ -255,8 +264,9 @@ extension NginxTLSTests {
 
         /// A large body streamed with a small read-ahead arrives whole: reading stops and resumes many times, with
         /// records left inside TLS while the socket is quiet.
-        @Test func aStreamedBodyWithBackPressureArrivesWhole() async throws {
-            let performer = try tlsPerformer(pki, streamReadAhead: 4 << 10)
+        @Test(arguments: TLSLibrary.all)
+        func aStreamedBodyWithBackPressureArrivesWhole(_ library: TLSLibrary) async throws {
+            let performer = try tlsPerformer(pki, library: library, streamReadAhead: 4 << 10)
             let response = try await performer.stream(URLRequest(url: try server.httpsURL("/large.bin")))
             #expect(response.body.expectedLength == Int64(NginxServer.largeBinary.count))
             var received = Data()
@@ -268,8 +278,9 @@ extension NginxTLSTests {
         }
 
         /// Sixteen requests at once, small and large, each get their own body over their own TLS connection.
-        @Test func concurrentRequestsEachGetTheirBody() async throws {
-            let performer = try tlsPerformer(pki)
+        @Test(arguments: TLSLibrary.all)
+        func concurrentRequestsEachGetTheirBody(_ library: TLSLibrary) async throws {
+            let performer = try tlsPerformer(pki, library: library)
             let small = try server.httpsURL("/small.json")
             let large = try server.httpsURL("/large.bin")
             try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
@@ -285,9 +296,10 @@ extension NginxTLSTests {
         }
 
         /// A body of data is sent over TLS, and a stream body chunked.
-        @Test func requestBodiesAreSent() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func requestBodiesAreSent(_ library: TLSLibrary) async throws {
             upstream.route("/echo") { request in LoopbackResponse(body: request.body) }
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             var request = URLRequest(url: try server.httpsURL("/proxy/echo"))
             request.httpMethod = "POST"
@@ -299,12 +311,13 @@ extension NginxTLSTests {
         }
 
         /// Cancelling the task that reads an endless body ends the transfer at once, and frees the connection.
-        @Test func cancellingTheReaderEndsTheTransfer() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func cancellingTheReaderEndsTheTransfer(_ library: TLSLibrary) async throws {
             upstream.route(
                 "/endless",
                 response: LoopbackResponse.generated(byteCount: 1 << 40, chunkSize: 1_024, pause: .milliseconds(10))
             )
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             let response = try await performer.stream(URLRequest(url: try server.httpsURL("/proxy/endless")))
             let reader = Task {
                 for try await _ in response.body {}
@@ -316,10 +329,11 @@ extension NginxTLSTests {
 
         /// An upstream that dies in the middle of a body leaves nginx to end the TLS stream (with `close_notify`): the
         /// body fails after the bytes before the cut.
-        @Test func anUpstreamCutMidBodyFailsTheBody() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func anUpstreamCutMidBodyFailsTheBody(_ library: TLSLibrary) async throws {
             let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
             upstream.route("/cut", response: LoopbackResponse(body: body).injecting(.closeMidBody(afterBytes: 30_000)))
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             let response = try await performer.stream(URLRequest(url: try server.httpsURL("/proxy/cut")))
             var received = Data()
             let error = await #expect(throws: SluiceError.self) {
@@ -337,10 +351,11 @@ extension NginxTLSTests {
 
         /// A TLS stream cut in the middle of a record, without `close_notify`, fails the body with an error that says
         /// the response may have been cut short, after the bytes that arrived whole.
-        @Test func aStreamCutWithoutCloseNotifyFailsTheBody() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aStreamCutWithoutCloseNotifyFailsTheBody(_ library: TLSLibrary) async throws {
             let relay = try CuttingRelay(to: try #require(server.tlsPort), cuttingAfter: 100_000)
             defer { relay.stop() }
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             let url = try #require(URL(string: "https://localhost:\(relay.port)/large.bin"))
             let response = try await performer.stream(URLRequest(url: url))
             var received = Data()

@@ -27,10 +27,63 @@ func startTLSServer(_ site: NginxServer.TLSSite) async throws -> NginxServer {
     try #require(try await NginxServer.startOffThePool(tls: site), "SLUICE_REQUIRE_PEERS is set, but nginx is missing")
 }
 
+/// An OpenSSL the TLS suites run with: the system's, and OpenSSL 1.1.1 when the run has one.
+///
+/// 1.1.1 is loaded from the directory `SLUICE_OPENSSL_1_1_DIR` names, which holds a `libssl…so.1.1` and the
+/// `libcrypto…so.1.1` beside it: `.ci/run` puts there those of psycopg2-binary's wheel from PyPI, an OpenSSL 1.1.1
+/// build, since the system here has only 3.0. A run that requires the peers and lacks it fails the tests that use it.
+struct TLSLibrary: Sendable, CustomTestStringConvertible {
+    /// The library's name in the test's description.
+    let name: String
+    /// The library; `nil` for the system's, which the public initializer loads; or why it is missing.
+    let library: Result<OpenSSL?, TLSLibraryMissing>
+
+    var testDescription: String { name }
+
+    /// The system's OpenSSL.
+    static let system = TLSLibrary(name: "system OpenSSL", library: .success(nil))
+
+    /// The system's OpenSSL, and 1.1.1 when the run has it or requires it.
+    static let all: [TLSLibrary] = {
+        guard let directory = ProcessInfo.processInfo.environment["SLUICE_OPENSSL_1_1_DIR"] else {
+            let missing = TLSLibraryMissing(
+                description: "SLUICE_REQUIRE_PEERS is set, but SLUICE_OPENSSL_1_1_DIR names no OpenSSL 1.1.1"
+            )
+            return NginxServer.isRequired
+                ? [system, TLSLibrary(name: "OpenSSL 1.1.1", library: .failure(missing))] : [system]
+        }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        func path(_ prefix: String) -> String {
+            directory + "/" + (files.first { $0.hasPrefix(prefix) && $0.hasSuffix(".so.1.1") } ?? prefix + ".so.1.1")
+        }
+        let loaded = OpenSSL.load([(path("libssl"), path("libcrypto"))])
+            .map { Optional($0) }
+            .mapError { TLSLibraryMissing(description: "\($0)") }
+        return [system, TLSLibrary(name: "OpenSSL 1.1.1", library: loaded)]
+    }()
+
+    /// Whether this is OpenSSL 1.1.1, whose words for some verification errors differ from 3.0's.
+    var isVersion1: Bool { name != TLSLibrary.system.name }
+
+    /// A performer whose `https://` connections use this library.
+    func performer(_ configuration: SocketRequestPerformer.Configuration) throws -> SocketRequestPerformer {
+        guard let openSSL = try library.get() else {
+            return SocketRequestPerformer(configuration: configuration)
+        }
+        return SocketRequestPerformer(configuration: configuration, tlsLibrary: openSSL)
+    }
+}
+
+/// Why an OpenSSL the tests need could not be loaded.
+struct TLSLibraryMissing: Error, CustomStringConvertible {
+    let description: String
+}
+
 /// A performer that sends `https://` itself, trusting the test root unless told otherwise, and whose fallback fails
 /// every request, so that nothing reaches URLSession unnoticed.
 func tlsPerformer(
     _ pki: TestPKI,
+    library: TLSLibrary = .system,
     trustingTestRoot: Bool = true,
     _ configure: (inout TLSConfiguration) -> Void = { _ in },
     connectTimeout: Duration = .seconds(10),
@@ -41,8 +94,8 @@ func tlsPerformer(
         tls.additionalTrustRoots = [.file(pki.root.path)]
     }
     configure(&tls)
-    let performer = SocketRequestPerformer(
-        configuration: .init(
+    let performer = try library.performer(
+        .init(
             connectTimeout: connectTimeout,
             streamReadAhead: streamReadAhead,
             tls: tls,
@@ -85,9 +138,10 @@ extension NginxTLSTests {
 
         /// With the test root added, documents arrive whole, the connection is kept alive, and one connection carries
         /// the requests in turn.
-        @Test func aGoodChainServesTheDocuments() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aGoodChainServesTheDocuments(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             for _ in 0..<3 {
                 let small = try await performer.perform(URLRequest(url: try server.httpsURL("/small.json")))
                 #expect(small.status.code == 200)
@@ -103,10 +157,11 @@ extension NginxTLSTests {
         }
 
         /// A trust root given as PEM bytes, alone (without the system's), is trusted as one from a file is.
-        @Test func aTrustRootFromBytesAlone() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aTrustRootFromBytesAlone(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
             let root = try Data(contentsOf: pki.root)
-            let performer = try tlsPerformer(pki, trustingTestRoot: false) {
+            let performer = try tlsPerformer(pki, library: library, trustingTestRoot: false) {
                 $0.trustsSystemRoots = false
                 $0.additionalTrustRoots = [.bytes(root)]
             }
@@ -115,9 +170,10 @@ extension NginxTLSTests {
         }
 
         /// Without the test root, the chain's issuer is unknown.
-        @Test func anUnknownIssuerFails() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func anUnknownIssuerFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
-            let performer = try tlsPerformer(pki, trustingTestRoot: false)
+            let performer = try tlsPerformer(pki, library: library, trustingTestRoot: false)
             let message = await failureMessage(try server.httpsURL("/small.json"), with: performer)
             #expect(
                 message
@@ -127,9 +183,13 @@ extension NginxTLSTests {
         }
 
         /// A chain without its intermediate cannot be verified up to the root.
-        @Test func aMissingIntermediateFails() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aMissingIntermediateFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.missingIntermediate.chain, key: pki.good.key))
-            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            let message = await failureMessage(
+                try server.httpsURL("/small.json"),
+                with: try tlsPerformer(pki, library: library)
+            )
             #expect(
                 message
                     == "the certificate of localhost:\(server.tlsPort ?? 0) is signed by an unknown authority, not one this client trusts (unable to get local issuer certificate, X509 error 20)"
@@ -137,9 +197,13 @@ extension NginxTLSTests {
         }
 
         /// An expired certificate fails, and says so.
-        @Test func anExpiredCertificateFails() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func anExpiredCertificateFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.expired.chain, key: pki.expired.key))
-            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            let message = await failureMessage(
+                try server.httpsURL("/small.json"),
+                with: try tlsPerformer(pki, library: library)
+            )
             #expect(
                 message
                     == "the certificate of localhost:\(server.tlsPort ?? 0) has expired (certificate has expired, X509 error 10)"
@@ -147,42 +211,55 @@ extension NginxTLSTests {
         }
 
         /// A certificate valid only from next year fails, and says so.
-        @Test func aNotYetValidCertificateFails() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aNotYetValidCertificateFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.notYetValid.chain, key: pki.notYetValid.key))
-            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            let message = await failureMessage(
+                try server.httpsURL("/small.json"),
+                with: try tlsPerformer(pki, library: library)
+            )
             #expect(
                 message
                     == "the certificate of localhost:\(server.tlsPort ?? 0) is not yet valid (certificate is not yet valid, X509 error 9)"
             )
         }
 
-        /// A certificate for other names fails, naming the names it holds.
-        @Test func aCertificateForAnotherHostFails() async throws {
+        /// A certificate for other names fails, naming the names it holds where OpenSSL keeps the certificate of a
+        /// failed handshake (3.0, not 1.1.1).
+        @Test(arguments: TLSLibrary.all)
+        func aCertificateForAnotherHostFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.wrongHost.chain, key: pki.wrongHost.key))
-            let message = await failureMessage(try server.httpsURL("/small.json"), with: try tlsPerformer(pki))
+            let message = await failureMessage(
+                try server.httpsURL("/small.json"),
+                with: try tlsPerformer(pki, library: library)
+            )
             #expect(
                 message
-                    == "the certificate of localhost:\(server.tlsPort ?? 0) is for wrong.example, other.example, not for localhost (hostname mismatch, X509 error 62)"
+                    == (library.isVersion1
+                        ? "the certificate of localhost:\(server.tlsPort ?? 0) is not for localhost (Hostname mismatch, X509 error 62)"
+                        : "the certificate of localhost:\(server.tlsPort ?? 0) is for wrong.example, other.example, not for localhost (hostname mismatch, X509 error 62)")
             )
         }
 
         /// A self-signed certificate fails, unless verification is turned off by its insecure switch.
-        @Test func aSelfSignedCertificateFailsUnlessVerificationIsOff() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aSelfSignedCertificateFailsUnlessVerificationIsOff(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.selfSigned.chain, key: pki.selfSigned.key))
             let url = try server.httpsURL("/small.json")
-            let message = await failureMessage(url, with: try tlsPerformer(pki))
+            let message = await failureMessage(url, with: try tlsPerformer(pki, library: library))
             #expect(
                 message
-                    == "the certificate of localhost:\(server.tlsPort ?? 0) is self-signed, and not one this client trusts (self-signed certificate, X509 error 18)"
+                    == "the certificate of localhost:\(server.tlsPort ?? 0) is self-signed, and not one this client trusts (\(library.isVersion1 ? "self signed" : "self-signed") certificate, X509 error 18)"
             )
-            let insecure = try tlsPerformer(pki) { $0.insecurelySkippingVerification = true }
+            let insecure = try tlsPerformer(pki, library: library) { $0.insecurelySkippingVerification = true }
             #expect(try await insecure.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
         }
 
         /// An IP address is checked against the certificate's IP addresses: one it holds works, one it lacks fails.
-        @Test func anIPAddressIsCheckedAgainstTheCertificate() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func anIPAddressIsCheckedAgainstTheCertificate(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.ipAddress.chain, key: pki.ipAddress.key))
-            let performer = try tlsPerformer(pki)
+            let performer = try tlsPerformer(pki, library: library)
             let response = try await performer.perform(
                 URLRequest(url: try server.httpsURL("/small.json", host: "127.0.0.1"))
             )
@@ -192,15 +269,18 @@ extension NginxTLSTests {
             let message = await failureMessage(try other.httpsURL("/small.json", host: "127.0.0.1"), with: performer)
             #expect(
                 message
-                    == "the certificate of 127.0.0.1:\(other.tlsPort ?? 0) is for wrong.example, other.example, not for 127.0.0.1 (IP address mismatch, X509 error 64)"
+                    == (library.isVersion1
+                        ? "the certificate of 127.0.0.1:\(other.tlsPort ?? 0) is not for 127.0.0.1 (IP address mismatch, X509 error 64)"
+                        : "the certificate of 127.0.0.1:\(other.tlsPort ?? 0) is for wrong.example, other.example, not for 127.0.0.1 (IP address mismatch, X509 error 64)")
             )
         }
 
         /// A plain HTTP server answers a handshake with an HTTP error: the failure says the port serves http://.
-        @Test func aPlainHTTPServerOnTheTLSPortFails() async throws {
+        @Test(arguments: TLSLibrary.all)
+        func aPlainHTTPServerOnTheTLSPortFails(_ library: TLSLibrary) async throws {
             let server = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key))
             let url = try #require(URL(string: "https://localhost:\(server.port)/small.json"))
-            let message = await failureMessage(url, with: try tlsPerformer(pki))
+            let message = await failureMessage(url, with: try tlsPerformer(pki, library: library))
             #expect(
                 message
                     == "the server localhost:\(server.port) answered the TLS handshake in plain HTTP: it serves http://, not https://, on this port"

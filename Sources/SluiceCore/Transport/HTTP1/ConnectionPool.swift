@@ -15,6 +15,8 @@ final class ConnectionPool: Sendable {
         var readAhead: Int
         /// How `https://` connections are secured.
         var tls = TLSConfiguration()
+        /// The OpenSSL that secures them; `nil` where none could be loaded, or on Apple platforms.
+        var tlsLibrary: OpenSSL?
     }
 
     private struct Waiter {
@@ -238,7 +240,7 @@ final class ConnectionPool: Sendable {
                 return stored
             }
             let made: Result<TLSContext, SluiceError>
-            switch OpenSSL.shared {
+            switch settings.tlsLibrary.map(Result.success) ?? OpenSSL.shared {
             case .failure(let unavailable):
                 made = .failure(SluiceError(.transport, message: "\(unavailable)"))
             case .success(let openSSL):

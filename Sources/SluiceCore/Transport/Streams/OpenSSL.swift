@@ -9,15 +9,15 @@ import CSluiceSystem
 ///
 /// The handles are never closed: the functions live as long as the process. `@unchecked Sendable`: every property is
 /// a constant, and OpenSSL's functions may be called from any thread.
-final class OpenSSL: @unchecked Sendable {
+package final class OpenSSL: @unchecked Sendable {
     /// The library, or why it could not be loaded; loaded on first use.
-    static let shared: Result<OpenSSL, SystemLibraryUnavailable> = load()
+    static let shared: Result<OpenSSL, SystemLibraryUnavailable> = load(candidates)
 
     /// The library names tried, in order: a libssl and the libcrypto of the same version.
     static let candidates = [("libssl.so.3", "libcrypto.so.3"), ("libssl.so.1.1", "libcrypto.so.1.1")]
 
     /// The libssl file that was loaded, such as `libssl.so.3`.
-    let libraryName: String
+    package let libraryName: String
 
     // libssl
     let tlsClientMethod: SluiceTLSClientMethod
@@ -163,7 +163,10 @@ final class OpenSSL: @unchecked Sendable {
     }
 
     /// Loads the first candidate pair that opens and has every symbol.
-    private static func load() -> Result<OpenSSL, SystemLibraryUnavailable> {
+    ///
+    /// - Parameter candidates: Pairs of a libssl and its libcrypto, by file name or path, tried in order.
+    /// - Returns: The library, or why none of the pairs could be used.
+    package static func load(_ candidates: [(String, String)]) -> Result<OpenSSL, SystemLibraryUnavailable> {
         var reasons: [String] = []
         for (sslName, cryptoName) in candidates {
             do throws(SystemLibraryUnavailable) {

@@ -251,14 +251,15 @@ final class TLSStream: @unchecked Sendable {
         }
     }
 
-    /// The DNS names and IP addresses the server's certificate holds, for a name mismatch.
+    /// The DNS names and IP addresses the server's certificate holds, for a name mismatch; `nil` when the certificate
+    /// is not at hand.
     ///
     /// The certificate is read from the chain as the server sent it: OpenSSL keeps the peer's certificate as such only
-    /// once it has been verified.
-    private func certificateNames() -> [String] {
+    /// once it has been verified. OpenSSL 1.1.1 keeps not even the chain of a handshake that failed verification.
+    private func certificateNames() -> [String]? {
         guard let chain = openSSL.getPeerCertChain(ssl), openSSL.stackCount(chain) > 0,
             let first = openSSL.stackValue(chain, 0)
-        else { return [] }
+        else { return nil }
         let peer = OpaquePointer(first)
         guard let names = openSSL.x509GetExtension(peer, Int32(SLUICE_NID_SUBJECT_ALT_NAME), nil, nil) else {
             return []
@@ -357,10 +358,11 @@ final class TLSStream: @unchecked Sendable {
                 .serverCertificateNotYetValid
             )
         case 62, 64:
-            let names = certificateNames()
-            let held = names.isEmpty ? "no name" : names.joined(separator: ", ")
+            let held = certificateNames().map { names in
+                "for \(names.isEmpty ? "no name" : names.joined(separator: ", ")), not"
+            }
             return Self.failure(
-                "the certificate of \(origin) is for \(held), not for \(host)\(openSSLWords)",
+                "the certificate of \(origin) is \(held ?? "not") for \(host)\(openSSLWords)",
                 .serverCertificateUntrusted
             )
         default:
