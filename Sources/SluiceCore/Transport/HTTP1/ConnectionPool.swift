@@ -24,10 +24,37 @@ final class ConnectionPool: Sendable {
         var continuation: CheckedContinuation<Connection?, any Error>
     }
 
+    /// What a request does next for a connection.
+    private enum Step {
+        /// Takes this idle connection.
+        case reuse(Connection)
+        /// Closes this idle connection and opens a new one in its slot.
+        case replace(Connection)
+        /// Opens a new connection in a free slot.
+        case open
+        /// Waits for a connection to be released.
+        case wait
+    }
+
     private struct OriginState {
         var idle: [Connection] = []
         var open = 0
         var waiters: [Waiter] = []
+
+        /// Takes an idle connection or a free slot, or says to wait.
+        ///
+        /// - Parameters:
+        ///   - fresh: Whether a new connection is wanted rather than an idle one.
+        ///   - limit: The most connections open to the origin at once.
+        /// - Returns: The step, with the connection taken, or the slot counted as open.
+        mutating func nextStep(fresh: Bool, limit: Int) -> Step {
+            if let connection = takeIdle() {
+                return fresh ? .replace(connection) : .reuse(connection)
+            }
+            guard open < limit else { return .wait }
+            open += 1
+            return .open
+        }
 
         /// Takes the idle connection used last, or, for a task on one of the loops, the last of that loop's.
         ///
@@ -99,42 +126,27 @@ final class ConnectionPool: Sendable {
     /// - Throws: ``SluiceError`` when a new connection fails, `CancellationError` when the task is cancelled.
     func acquire(_ origin: Origin, fresh: Bool) async throws -> Connection {
         while true {
-            enum Step {
-                case reuse(Connection)
-                case open
-                case wait
-            }
             let limit = settings.maximumConnectionsPerOrigin
-            var replaced: Connection?
             let step = state.withLock { state -> Step in
-                var entry = state.origins[origin, default: OriginState()]
-                defer { state.origins[origin] = entry }
-                if let connection = entry.takeIdle() {
+                // Changed in place: a copy of the origin's state would copy its idle list too as one is taken from it.
+                let step = state.origins[origin, default: OriginState()].nextStep(fresh: fresh, limit: limit)
+                switch step {
+                case .reuse, .replace:
                     busyConnections.add(1)
-                    if fresh {
-                        // Its slot goes to the new connection; it is closed once the pool's lock is released, since
-                        // a connection takes its own lock first and the pool's second.
-                        replaced = connection
-                        return .open
-                    }
-                    return .reuse(connection)
-                }
-                if entry.open < limit {
-                    entry.open += 1
+                case .open:
                     openConnections.add(1)
                     busyConnections.add(1)
-                    return .open
+                case .wait:
+                    break
                 }
-                return .wait
+                return step
             }
-            replaced?.close()
             switch step {
-            case .reuse(let connection):
-                if connection.looksReusable {
-                    return connection
-                }
+            case .replace(let connection):
+                // Closed once the pool's lock is released, since a connection takes its own lock first and the pool's
+                // second; its slot goes to the new connection.
                 connection.close()
-                freeSlot(origin)
+                fallthrough
             case .open:
                 do {
                     return try await open(origin)
@@ -142,6 +154,12 @@ final class ConnectionPool: Sendable {
                     freeSlot(origin)
                     throw error
                 }
+            case .reuse(let connection):
+                if connection.looksReusable {
+                    return connection
+                }
+                connection.close()
+                freeSlot(origin)
             case .wait:
                 if let connection = try await waitForRelease(origin) {
                     return connection
