@@ -648,7 +648,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
             closeLocked()
         }
         pool.release(self, reusable: reusable, idleSince: loop.now)
-        loop.pollForTheNextResponse()
+        loop.pollForTheNextResponse(after: (exchange.responseStarted ?? loop.now) - exchange.started)
         if case .buffered(let continuation, _) = delivery, let head = exchange.responseHead {
             continuation.resume(returning: response(exchange, head: head))
         }

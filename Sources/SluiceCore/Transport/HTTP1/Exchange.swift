@@ -36,6 +36,8 @@ final class Exchange: @unchecked Sendable {
     var bodyBytesSent: Int64 = 0
     /// When a byte last moved, for the idle timeout.
     var lastProgress: ContinuousClock.Instant
+    /// When the exchange was made, just before its request is sent.
+    let started: ContinuousClock.Instant
     /// When the first byte of the response arrived, for the limit on the time to a complete head.
     var responseStarted: ContinuousClock.Instant?
     /// Whether the reader of a streamed body is behind and the socket is not being read.
@@ -59,6 +61,7 @@ final class Exchange: @unchecked Sendable {
         self.idleTimeout = idleTimeout
         self.upload = upload
         self.lastProgress = now
+        self.started = now
     }
 
     /// Whether the response's head has been handed out, or its whole body taken in.
