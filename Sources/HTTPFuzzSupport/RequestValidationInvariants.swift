@@ -111,6 +111,10 @@ package enum RequestValidationInvariants {
                 break
             }
         }
+        let names = (request.allHTTPHeaderFields ?? [:]).keys.map { $0.lowercased() }
+        if Set(names).count < names.count {
+            return "a field is named twice, in different cases"
+        }
         return nil
     }
 

@@ -59,7 +59,7 @@ public struct Header: Sendable {
         guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
             return string
         }
-        // Written in place: a name of up to 15 bytes, as most are, makes no allocation at all.
+        // Written in place: on 64-bit platforms a name of up to 15 bytes, as most are, makes no allocation at all.
         let count = string.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
             for (index, byte) in string.utf8.enumerated() {

@@ -15,6 +15,8 @@ extension URLRequest {
     /// - the method is a token (RFC 9110, section 9.1): no space, CR or LF that would rewrite the request line;
     /// - each header name is a token, and each value holds no control character but a tab (CR, LF and NUL among
     ///   them) and no Unicode line separator: nothing the caller sets can start another field or request;
+    /// - each field is named once, whatever the case: on Linux a `URLRequest` can hold `Content-Length` and
+    ///   `content-length` both, and a server could read either (Apple platforms merge them);
     /// - `Transfer-Encoding` is the transport's to set, from the body it is given: a request that sets it fails;
     /// - a `Content-Length` the request sets is decimal digits, and equals the body's size when the body is data, or
     ///   is `0` when there is no body; a stream's length is checked by the transport as it sends.
@@ -54,6 +56,33 @@ extension URLRequest {
                 try checkContentLength(value, field: field, of: name())
             }
         }
+        if fields.count > 1 {
+            try Self.checkNamedOnce(fields.keys, of: name())
+        }
+    }
+
+    /// Checks that no two field names are the same name in different cases.
+    ///
+    /// - Throws: ``EndpointBuildError`` naming both spellings, the same whatever the dictionary's order.
+    private static func checkNamedOnce(
+        _ names: Dictionary<String, String>.Keys,
+        of name: String
+    ) throws(EndpointBuildError) {
+        var seen = Set<String>(minimumCapacity: names.count)
+        guard !names.allSatisfy({ seen.insert(Header.asciiLowercased($0)).inserted }) else { return }
+        var spellings: [String: [String]] = [:]
+        for field in names {
+            spellings[Header.asciiLowercased(field), default: []].append(field)
+        }
+        guard let repeated = spellings.values.filter({ $0.count > 1 }).map({ $0.sorted() }).min(by: { $0[0] < $1[0] })
+        else { return }
+        let times = repeated.count == 2 ? "twice" : "\(repeated.count) times"
+        let spelled = repeated.dropLast().joined(separator: ", ") + " and " + repeated[repeated.count - 1]
+        throw EndpointBuildError(
+            endpoint: name,
+            field: HeaderValidation.field(naming: repeated[0]),
+            reason: "the field is given \(times), as \(spelled), and a server could read any of them"
+        )
     }
 
     /// Whether a field name, a token, is `lowercased` in any case; without making a lowercased copy, since every

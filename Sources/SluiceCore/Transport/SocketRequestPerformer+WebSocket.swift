@@ -36,7 +36,7 @@ extension SocketRequestPerformer {
             throw SluiceError(
                 .handshake,
                 message:
-                    "cannot open a WebSocket to \(request.url?.absoluteString ?? "no URL"): \(Self.webSocketSchemeRequirement(handlesHTTPS))",
+                    "cannot open a WebSocket to \(request.url?.absoluteString ?? "no URL"): \(Self.webSocketSchemeRequirement(unavailableTLS: httpsUnavailable))",
                 request: request
             )
         }
@@ -97,9 +97,8 @@ extension SocketRequestPerformer {
         return origin
     }
 
-    private static func webSocketSchemeRequirement(_ handlesHTTPS: Bool) -> String {
-        handlesHTTPS
-            ? "the URL's scheme must be ws or wss"
-            : "the URL's scheme must be ws (wss needs TLS, which is not available: \(httpsUnavailableReason ?? "unknown"))"
+    private static func webSocketSchemeRequirement(unavailableTLS reason: String?) -> String {
+        guard let reason else { return "the URL's scheme must be ws or wss" }
+        return "the URL's scheme must be ws (wss needs TLS, which is not available: \(reason))"
     }
 }

@@ -233,6 +233,8 @@ public final class SocketRequestPerformer: RequestPerformer {
     package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
         self.configuration = configuration
         handlesHTTPS = tlsLibrary != nil
+        httpsUnavailable =
+            tlsLibrary == nil ? Self.httpsUnavailableReason ?? "this performer was given no OpenSSL" : nil
         pool = ConnectionPool(
             settings: ConnectionPool.Settings(
                 maximumConnectionsPerOrigin: configuration.maximumConnectionsPerOrigin,
@@ -253,10 +255,14 @@ public final class SocketRequestPerformer: RequestPerformer {
 
     /// Whether this performer sends `https://` requests itself, rather than handing them to its fallback.
     ///
-    /// `true` on Linux when the system's OpenSSL could be loaded; `false` where it could not (a fully static program;
-    /// ``httpsUnavailableReason`` says why) and on Apple platforms, where URLSession applies the system's own TLS
-    /// policy and trust settings, which a user and their device management expect every app to honour.
+    /// `true` on Linux when OpenSSL could be loaded (the system's, unless a test gave the performer another);
+    /// `false` where it could not (a fully static program; ``httpsUnavailableReason`` says why) and on Apple
+    /// platforms, where URLSession applies the system's own TLS policy and trust settings, which a user and their
+    /// device management expect every app to honour.
     public let handlesHTTPS: Bool
+
+    /// Why this performer does not send `https://` itself, or `nil` when it does (``handlesHTTPS``).
+    let httpsUnavailable: String?
 
     /// Why this transport does not send `https://` itself, or `nil` when it does.
     public static var httpsUnavailableReason: String? {
@@ -508,8 +514,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than
     /// the default: the fallback would not honour pins, trust roots or a client identity.
     private func refuseFallbackWithoutTLSSettings(_ request: URLRequest) throws(SluiceError) {
-        guard request.url?.scheme?.lowercased() == "https", !configuration.tls.isDefault,
-            let reason = Self.httpsUnavailableReason
+        guard request.url?.scheme?.lowercased() == "https", !configuration.tls.isDefault, let reason = httpsUnavailable
         else { return }
         throw SluiceError(
             .transport,

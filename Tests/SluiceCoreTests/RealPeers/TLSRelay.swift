@@ -56,12 +56,14 @@ final class TLSRelay: @unchecked Sendable {
             }
             // At notice level (-d -d) socat says when it listens: the port taken from freePort() may be taken
             // again by another test's server before socat binds it, which then fails while the port still accepts
-            // connections (plain HTTP ones).
+            // connections (plain HTTP ones). Its listen backlog is raised from socat's 5: fifty connections at once
+            // overflowed it while socat forked for the first, and a connection whose handshake the full queue dropped
+            // looked established to the client, whose TLS handshake then waited past its connect timeout.
             let process = try ChildProcess(
                 executable,
                 [
                     "-d", "-d", "-T", "60",
-                    "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(chain.path),key=\(key.path),verify=0",
+                    "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,backlog=128,cert=\(chain.path),key=\(key.path),verify=0",
                     "TCP:127.0.0.1:\(upstreamPort)",
                 ],
                 standardError: .file(errors)

@@ -24,7 +24,9 @@ package struct RequestHead {
     ///
     /// The `Host` field is the URL's authority (`localhost` for a Unix socket) unless the request sets one. A body
     /// of data is sent with its `Content-Length`; a stream with the `Content-Length` the request gives, or chunked
-    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation). The codings
+    /// when it gives none, and never both (a request that sets `Transfer-Encoding` fails the validation); no body at
+    /// all, with `Content-Length: 0` for a method that gives content a meaning (not GET, HEAD, DELETE, OPTIONS,
+    /// TRACE or CONNECT) unless the request gives a length, as RFC 9110 (section 8.6) asks. The codings
     /// the performer decodes itself go as `Accept-Encoding` when the request names none of its own and asks for no
     /// range, whose offsets count the bytes as sent (``offersEncodings``).
     ///
@@ -90,7 +92,7 @@ package struct RequestHead {
         }
         // A method that gives content a meaning is sent a length even for none, as RFC 9110 (section 8.6) asks: a
         // server may otherwise refuse a POST without one (411 Length Required).
-        let meansContent = !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"].contains(method)
+        let meansContent = !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE", "CONNECT"].contains(method)
         if let body {
             framing = .length(Int64(body.count))
             if !body.isEmpty || meansContent {

@@ -429,7 +429,10 @@ package struct ResponseParser {
             } else if Header.namesMatch(field.name, "transfer-encoding") {
                 // Empty list elements are not codings (RFC 9110, section 5.6.1), but the field is there all the same.
                 hasTransferEncoding = true
-                Self.forEachElement(of: field.value, omittingEmpty: true) { codings.append(Substring($0.lowercased())) }
+                // Lowercased as ASCII: Unicode's rules would read "chun\u{212A}ed" (a Kelvin sign) as chunked.
+                Self.forEachElement(of: field.value, omittingEmpty: true) {
+                    codings.append(Substring(Header.asciiLowercased(String($0))))
+                }
             }
         }
         head.keepAlive = minorVersion >= 1 ? !closes : keepsAlive

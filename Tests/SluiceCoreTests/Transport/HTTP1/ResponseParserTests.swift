@@ -311,6 +311,12 @@ import Testing
             "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok",
             "200 keep-alive length 2; body \"ok\"; end"
         ),
+        // Tokens compare in ASCII: "\u{212A}" (a Kelvin sign) lowercases to "k" only by Unicode's rules.
+        row(
+            "HTTP/1.0 with a Connection token that is keep-alive only by Unicode's case rules",
+            "HTTP/1.0 200 OK\r\nConnection: \u{212A}eep-alive\r\nContent-Length: 2\r\n\r\nok",
+            "200 close length 2; body \"ok\"; end"
+        ),
         row("HTTP/1.0 without a length", "HTTP/1.0 200 OK\r\n\r\nok", closes: true, "200 close; body \"ok\"; end"),
         // RFC 9112, section 6.1: Transfer-Encoding in HTTP/1.0 may be framing a hop did not apply; the connection
         // ends after the response.
@@ -591,6 +597,11 @@ import Testing
             "chunked not the final coding",
             "\(ok)Transfer-Encoding: chunked, gzip\r\n\r\nab",
             "unsupported Transfer-Encoding \"chunked, gzip\"; only chunked is"
+        ),
+        row(
+            "a coding that is chunked only by Unicode's case rules",
+            "\(ok)Transfer-Encoding: chun\u{212A}ed\r\n\r\n0\r\n\r\n",
+            "unsupported Transfer-Encoding \"chun\u{212A}ed\"; only chunked is"
         ),
         row(
             "chunked twice, in two fields",
