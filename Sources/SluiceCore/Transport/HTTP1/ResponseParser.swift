@@ -575,10 +575,17 @@ package struct ResponseParser {
     ///
     /// Scalars, not characters: a character may hold any number of them, and the message would grow with the line.
     static func quoted(_ text: String) -> String {
+        "\"" + printable(text) + "\""
+    }
+
+    /// Text from the network for an error message, without quotes: at most 80 Unicode scalars, control characters
+    /// shown as escapes, so that none reaches a log or a terminal as itself.
+    ///
+    /// Scalars, not characters: a character may hold any number of them, and the message would grow with the text.
+    static func printable(_ text: String) -> String {
         let scalars = text.unicodeScalars
         let shown = scalars.count > 80 ? String(String.UnicodeScalarView(scalars.prefix(80))) + "…" : text
-        return "\"" + shown.unicodeScalars.map { $0.value < 0x20 ? $0.escaped(asASCII: true) : String($0) }.joined()
-            + "\""
+        return shown.unicodeScalars.map { $0.value < 0x20 ? $0.escaped(asASCII: true) : String($0) }.joined()
     }
 }
 

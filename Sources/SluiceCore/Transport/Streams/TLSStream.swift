@@ -274,7 +274,8 @@ final class TLSStream: @unchecked Sendable {
             let data = UnsafeBufferPointer(start: bytes, count: Int(max(0, openSSL.asn1StringLength(value))))
             switch name.type {
             case Int32(SLUICE_GEN_DNS):
-                result.append(String(decoding: data, as: UTF8.self))
+                // The server's own bytes: shown with any control character escaped, as the error quotes them.
+                result.append(ResponseParser.printable(String(decoding: data, as: UTF8.self)))
             case Int32(SLUICE_GEN_IPADD) where data.count == 4:
                 result.append(data.map(String.init).joined(separator: "."))
             case Int32(SLUICE_GEN_IPADD) where data.count == 16:

@@ -990,4 +990,13 @@ import Testing
     func rejectsAResponseCutShort(_ row: Row) {
         Self.checkRejected(row)
     }
+
+    /// Text from the network goes into an error message with its control characters escaped and its length bounded,
+    /// with or without quotes (a certificate's names are shown without).
+    @Test func showsTheNetworksTextSafely() {
+        #expect(ResponseParser.printable("evil.example\r\nX-Injected: 1") == #"evil.example\r\nX-Injected: 1"#)
+        #expect(ResponseParser.quoted("a\u{0}b") == #""a\0b""#)
+        let long = String(repeating: "é", count: 100)
+        #expect(ResponseParser.printable(long) == String(repeating: "é", count: 80) + "…")
+    }
 }
