@@ -63,24 +63,21 @@ extension URLRequest {
 
     /// Checks that no two field names are the same name in different cases.
     ///
-    /// - Throws: ``EndpointBuildError`` naming both spellings, the same whatever the dictionary's order.
+    /// A request has few fields: they are compared pairwise, with no lowercased copies, since every request is asked.
+    ///
+    /// - Throws: ``EndpointBuildError`` naming every spelling, the same whatever the dictionary's order.
     private static func checkNamedOnce(
         _ names: Dictionary<String, String>.Keys,
         of name: String
     ) throws(EndpointBuildError) {
-        var seen = Set<String>(minimumCapacity: names.count)
-        guard !names.allSatisfy({ seen.insert(Header.asciiLowercased($0)).inserted }) else { return }
-        var spellings: [String: [String]] = [:]
-        for field in names {
-            spellings[Header.asciiLowercased(field), default: []].append(field)
-        }
-        guard let repeated = spellings.values.filter({ $0.count > 1 }).map({ $0.sorted() }).min(by: { $0[0] < $1[0] })
-        else { return }
-        let times = repeated.count == 2 ? "twice" : "\(repeated.count) times"
-        let spelled = repeated.dropLast().joined(separator: ", ") + " and " + repeated[repeated.count - 1]
+        let repeated = names.filter { field in names.contains { $0 != field && Header.namesMatch($0, field) } }
+        guard let first = repeated.min() else { return }
+        let spellings = repeated.filter { Header.namesMatch($0, first) }.sorted()
+        let times = spellings.count == 2 ? "twice" : "\(spellings.count) times"
+        let spelled = spellings.dropLast().joined(separator: ", ") + " and " + spellings[spellings.count - 1]
         throw EndpointBuildError(
             endpoint: name,
-            field: HeaderValidation.field(naming: repeated[0]),
+            field: HeaderValidation.field(naming: first),
             reason: "the field is given \(times), as \(spelled), and a server could read any of them"
         )
     }

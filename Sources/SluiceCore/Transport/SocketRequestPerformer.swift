@@ -232,7 +232,6 @@ public final class SocketRequestPerformer: RequestPerformer {
     ///   - tlsLibrary: The OpenSSL to use; `nil` to send `https://` to the fallback.
     package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
         self.configuration = configuration
-        handlesHTTPS = tlsLibrary != nil
         httpsUnavailable =
             tlsLibrary == nil ? Self.httpsUnavailableReason ?? "this performer was given no OpenSSL" : nil
         pool = ConnectionPool(
@@ -259,7 +258,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// `false` where it could not (a fully static program; ``httpsUnavailableReason`` says why) and on Apple
     /// platforms, where URLSession applies the system's own TLS policy and trust settings, which a user and their
     /// device management expect every app to honour.
-    public let handlesHTTPS: Bool
+    public var handlesHTTPS: Bool { httpsUnavailable == nil }
 
     /// Why this performer does not send `https://` itself, or `nil` when it does (``handlesHTTPS``).
     let httpsUnavailable: String?

@@ -152,6 +152,20 @@ struct HTTPBinTests {
         #expect(storage.cookies?.map(\.name) == ["flavour"])
     }
 
+    /// A POST without a body reaches httpbin with `Content-Length: 0`, as RFC 9110 asks, and a GET with none.
+    @Test func aPostWithoutABodyIsSentALengthOfZero() async throws {
+        let performer = SocketRequestPerformer()
+        var post = URLRequest(url: base.appendingPathComponent("post"))
+        post.httpMethod = "POST"
+        let posted = try await performer.perform(post)
+        #expect(posted.status.code == 200)
+        let echo = try JSONSerialization.jsonObject(with: posted.body) as? [String: Any]
+        #expect((echo?["headers"] as? [String: String])?["Content-Length"] == "0")
+        let got = try await performer.perform(URLRequest(url: base.appendingPathComponent("get")))
+        let getEcho = try JSONSerialization.jsonObject(with: got.body) as? [String: Any]
+        #expect((getEcho?["headers"] as? [String: String])?["Content-Length"] == nil)
+    }
+
     @Test func aRangeRequestGetsThePartAsked() async throws {
         let url = base.appendingPathComponent("range/1024")
         let response = try await client.stream(Get(url: url, headers: ["Range": "bytes=1000-"]))
