@@ -439,20 +439,35 @@ struct JSONParser {
 
     // MARK: - Strings
 
-    /// Whether any byte of a word is a quote, a backslash, a control character or non-ASCII.
+    /// The offset of the first byte at or after `cursor` that is a quote, a backslash, a control character or
+    /// non-ASCII: what ends a run of plain ASCII in a string.
     ///
-    /// The lowest flagged byte is exact; bytes above it may be flagged falsely by borrows, which the caller never
-    /// relies on.
+    /// Sixteen bytes are compared at a time; the padding after the document makes the loads safe at its end, where
+    /// the first padding byte, a zero, stops the scan.
     @inline(__always)
-    private static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasBackslash = (backslash &- ones) & ~backslash
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & high
+    private func endOfPlainASCII(from cursor: Int) -> Int {
+        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+        // A byte below 0x20 or from 0x80 up wraps, less 0x20, to 0x60 or more.
+        let controlShift = SIMD16<UInt8>(repeating: 0x20)
+        let plainLimit = SIMD16<UInt8>(repeating: 0x60)
+        var cursor = cursor
+        while true {
+            let block = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: SIMD16<UInt8>.self)
+            let special = (block .== quote) .| (block .== backslash) .| ((block &- controlShift) .>= plainLimit)
+            // A true lane is all ones, so each half read as a little-endian word has its first special byte's bits
+            // lowest.
+            let halves = unsafeBitCast(special, to: SIMD2<UInt64>.self)
+            let low = UInt64(littleEndian: halves[0])
+            if low != 0 {
+                return cursor &+ low.trailingZeroBitCount &>> 3
+            }
+            let high = UInt64(littleEndian: halves[1])
+            if high != 0 {
+                return cursor &+ 8 &+ high.trailingZeroBitCount &>> 3
+            }
+            cursor &+= 16
+        }
     }
 
     private mutating func parseString() throws(Failure) {
@@ -460,17 +475,7 @@ struct JSONParser {
         var cursor = start
         var flags = JSONStorage.stringIsASCII
         while true {
-            // Skip eight plain ASCII bytes at a time; the padding makes the load safe at the end.
-            while true {
-                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self))
-                let special = JSONParser.specialBytes(word)
-                if special == 0 {
-                    cursor &+= 8
-                } else {
-                    cursor &+= special.trailingZeroBitCount &>> 3
-                    break
-                }
-            }
+            cursor = endOfPlainASCII(from: cursor)
             let byte = bytes[cursor]
             if byte == UInt8(ascii: "\"") {
                 break
@@ -490,7 +495,7 @@ struct JSONParser {
                 flags &= ~JSONStorage.stringIsASCII
                 cursor = try validateUTF8Run(at: cursor)
             } else {
-                // A byte above a flagged one, flagged falsely; it is plain.
+                // Not reached: the scan stops only at the bytes above. Stepping on keeps the loop finite regardless.
                 cursor &+= 1
             }
         }

@@ -258,6 +258,34 @@ import Testing
         #expect(json["a"]?[1]?.int == 2)
     }
 
+    /// The string scan compares sixteen bytes at a time: each byte at the edge of what ends a run of plain text
+    /// (a control character, a byte outside ASCII, a quote, a backslash) and each just inside it, at every offset
+    /// of the blocks, is read as Foundation reads it, or refused with the error for it.
+    @Test(
+        arguments: [
+            ([0x1F], JSONError.Code.invalidString), ([0x00], .invalidString), ([0x80], .invalidUTF8),
+            ([0xFF], .invalidUTF8), ([0x20], nil), ([0x7F], nil), ([0x21], nil), ([0x5B], nil), ([0x5D], nil),
+            ([0xC3, 0xA9], nil), ([0x5C, 0x22], nil), ([0x5C, 0x5C], nil),
+        ] as [([UInt8], JSONError.Code?)]
+    )
+    func readsEveryByteOfAStringAtEveryOffsetAsFoundationDoes(_ inserted: [UInt8], _ refusal: JSONError.Code?) throws {
+        for offset in 0..<40 {
+            let text =
+                Array(repeating: UInt8(ascii: "a"), count: offset) + inserted
+                + Array(repeating: UInt8(ascii: "b"), count: 40 - offset)
+            let document = Data(Array(#"[""#.utf8) + text + Array(#""]"#.utf8))
+            if let refusal {
+                let error = try #require(throws: JSONError.self) { try JSON(parsing: document) }
+                #expect(error.code == refusal, "at \(offset)")
+                #expect(error.offset == 2 + offset)
+                #expect(throws: (any Error).self) { try JSONDecoder().decode([String].self, from: document) }
+            } else {
+                let expected = try JSONDecoder().decode([String].self, from: document)
+                #expect(try JSONDocumentDecoder().decode([String].self, from: document) == expected, "at \(offset)")
+            }
+        }
+    }
+
     @Test func stopsAtEveryTruncationOfAValidDocumentWithAnError() throws {
         let text = #"{"a": [1, -2.5e3, "x\u00e9\"y", true, false, null], "b": {"c": "😀"}}"#
         let bytes = Array(text.utf8)
