@@ -23,6 +23,19 @@ final class TapeDecoder: Decoder {
     /// For each depth below ``hintDepth``: the object last checked for repeated keys at it, as its entry when its
     /// keys are distinct and as the entry's complement when it repeats one; see ``repeatsKeys(_:slot:)``.
     let checkedObjects: UnsafeMutablePointer<Int>
+    /// The order in which keyed containers look keys up, learnt from the objects met before at the same depth, so
+    /// that a model reading its properties in another order than the document's finds each key at the first
+    /// comparison; see ``startLookup(in:slot:)``.
+    ///
+    /// For each depth below ``predictionDepth``, ``predictionStride`` words: the object whose keys are listed (-1
+    /// before the first); its key count, or -1 when it is not predicted (more than ``predictedKeys`` keys, or a
+    /// repeated key); the lookups made in it so far; the lookups with a recorded place; its key entries in document
+    /// order; and for the n-th lookup, the place of the key it found among the keys of the object it was last
+    /// made in, -1 for none.
+    let predictions: UnsafeMutablePointer<Int>
+    static let predictionDepth = 8
+    static let predictedKeys = 16
+    static let predictionStride = 4 &+ 2 &* predictedKeys
     /// The types met so far, as the addresses of their metadata, for ``kind(of:)``: a table of ``kindCacheSize``
     /// slots, 0 where empty, whose kinds are in ``kinds``.
     let kindTypes: UnsafeMutablePointer<UInt>
@@ -45,17 +58,25 @@ final class TapeDecoder: Decoder {
         self.entry = root
         self.options = options
         // The tables share one allocation: the words first, then the kinds.
-        let words = 3 &* TapeDecoder.hintDepth &+ TapeDecoder.kindCacheSize
-        let wordBytes = words &* MemoryLayout<Int>.stride
+        let predictionWords = TapeDecoder.predictionDepth &* TapeDecoder.predictionStride
+        let intWords = 3 &* TapeDecoder.hintDepth &+ predictionWords
+        let wordBytes = (intWords &+ TapeDecoder.kindCacheSize) &* MemoryLayout<Int>.stride
         let tables = UnsafeMutableRawPointer.allocate(
             byteCount: wordBytes &+ TapeDecoder.kindCacheSize &* MemoryLayout<TypeKind>.stride,
             alignment: max(MemoryLayout<Int>.alignment, MemoryLayout<TypeKind>.alignment)
         )
-        hints = tables.bindMemory(to: Int.self, capacity: 3 &* TapeDecoder.hintDepth)
+        hints = tables.bindMemory(to: Int.self, capacity: intWords)
         hints.initialize(repeating: -1, count: 2 &* TapeDecoder.hintDepth)
         checkedObjects = hints + 2 &* TapeDecoder.hintDepth
         checkedObjects.initialize(repeating: .min, count: TapeDecoder.hintDepth)
-        kindTypes = (tables + 3 &* TapeDecoder.hintDepth &* MemoryLayout<Int>.stride)
+        predictions = checkedObjects + TapeDecoder.hintDepth
+        // Only each depth's first four words are read before they are written.
+        for slot in 0..<TapeDecoder.predictionDepth {
+            let table = predictions + slot &* TapeDecoder.predictionStride
+            table.initialize(repeating: -1, count: 2)
+            (table + 2).initialize(repeating: 0, count: 2)
+        }
+        kindTypes = (tables + intWords &* MemoryLayout<Int>.stride)
             .bindMemory(to: UInt.self, capacity: TapeDecoder.kindCacheSize)
         kindTypes.initialize(repeating: 0, count: TapeDecoder.kindCacheSize)
         kinds = (tables + wordBytes).bindMemory(to: TypeKind.self, capacity: TapeDecoder.kindCacheSize)

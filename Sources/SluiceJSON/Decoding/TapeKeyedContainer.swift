@@ -53,29 +53,47 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         {
             start = decoder.hints[2 &* slot &+ 1]
         }
+        let lookup = slot >= 0 && slot < TapeDecoder.predictionDepth ? decoder.startLookup(in: object, slot: slot) : -1
         var name = key
         return name.withUTF8 { name in
-            var keyEntry = start
-            while keyEntry < end {
-                if decoder.keyMatches(keyEntry, name, in: object) {
-                    // Searched from the first key: one before it may stand for the same name in other bytes (a
-                    // search from a later key was allowed only in an object that repeats no key).
-                    guard start == first, keyEntry != first,
-                        let earlier = decoder.firstEquivalentKey(to: keyEntry, before: keyEntry, in: object)
-                    else { return found(keyEntry, slot: slot) }
-                    return found(earlier, slot: slot)
-                }
-                keyEntry = storage.next(keyEntry + 1)
-            }
-            keyEntry = first
-            while keyEntry < start {
-                if decoder.keyMatches(keyEntry, name, in: object) {
+            if lookup >= 0 {
+                if let keyEntry = decoder.predictedKey(lookup, slot: slot, matching: name, in: object) {
                     return found(keyEntry, slot: slot)
                 }
-                keyEntry = storage.next(keyEntry + 1)
+                let entry = search(name, key: key, from: start, slot: slot)
+                decoder.recordLookup(lookup, slot: slot, found: entry.map { $0 - 1 })
+                return entry
             }
-            return findCanonicallyEquivalent(to: key, name, slot: slot)
+            return search(name, key: key, from: start, slot: slot)
         }
+    }
+
+    /// The value entry for a key's name, searched from the key entry `start` to the end of the object and then from
+    /// its first key, or `nil`.
+    private func search(_ name: UnsafeBufferPointer<UInt8>, key: String, from start: Int, slot: Int) -> Int? {
+        let storage = decoder.storage
+        let first = object + 1
+        let end = storage.next(object)
+        var keyEntry = start
+        while keyEntry < end {
+            if decoder.keyMatches(keyEntry, name, in: object) {
+                // Searched from the first key: one before it may stand for the same name in other bytes (a
+                // search from a later key was allowed only in an object that repeats no key).
+                guard start == first, keyEntry != first,
+                    let earlier = decoder.firstEquivalentKey(to: keyEntry, before: keyEntry, in: object)
+                else { return found(keyEntry, slot: slot) }
+                return found(earlier, slot: slot)
+            }
+            keyEntry = storage.next(keyEntry + 1)
+        }
+        keyEntry = first
+        while keyEntry < start {
+            if decoder.keyMatches(keyEntry, name, in: object) {
+                return found(keyEntry, slot: slot)
+            }
+            keyEntry = storage.next(keyEntry + 1)
+        }
+        return findCanonicallyEquivalent(to: key, name, slot: slot)
     }
 
     /// The value entry for a key that matches no key byte for byte, found as Swift compares strings: by canonical

@@ -156,4 +156,72 @@ import Testing
         }
         #expect(differences.isEmpty, "\(differences.count) differ; first: \(differences.prefix(3))")
     }
+
+    /// A model that reads its keys in a fixed order, none in the document's, some optional, one nested.
+    struct Shuffled: Decodable, Equatable {
+        let name: String
+        let id: Int
+        let tags: [String]?
+        let zone: String?
+        let child: Child?
+        let code: Int?
+        let note: String
+
+        struct Child: Decodable, Equatable {
+            let id: Int?
+            let name: String?
+        }
+    }
+
+    /// Arrays of objects whose keys come in a different order in each, some missing, some repeated, with a nested
+    /// object of the same key names and with more keys than the decoder predicts: each element decoded as Foundation
+    /// decodes it, whichever order the lookups found in the objects before it.
+    @Test func objectsWithShuffledKeysDecodeAlike() {
+        var generator = SplitMix64(seed: 0xD1FF_0003)
+        let values: [String: [String]] = [
+            "name": [#""ana""#, #""b\u00e9a""#, #""c""#],
+            "id": ["7", "-3", "12"],
+            "tags": ["[]", #"["x","y"]"#, "null"],
+            "zone": [#""eu""#, "null", #""us""#],
+            "child": [#"{"name":"c","id":2}"#, #"{"id":3,"note":"n","name":null}"#, "null"],
+            "code": ["0", "null", "15"],
+            "note": [#""n""#, #""\u006e""#, #""m""#],
+        ]
+        let required: Set = ["name", "id", "note"]
+        var differences: [String] = []
+        for _ in 0..<1_000 {
+            let elements = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
+                // The required keys are nearly always there, so that most elements decode.
+                var members = values.keys.filter {
+                    required.contains($0) || Int.random(in: 0..<4, using: &generator) != 0
+                }
+                .shuffled(using: &generator)
+                .map { key in (key, Int.random(in: 0..<(values[key]?.count ?? 1), using: &generator)) }
+                // A key repeated after its first occurrence, with another value, which only the first may give.
+                if !members.isEmpty, Int.random(in: 0..<3, using: &generator) == 0 {
+                    let first = Int.random(in: 0..<members.count, using: &generator)
+                    let (key, choice) = members[first]
+                    let repeated = (key, (choice + 1) % (values[key]?.count ?? 1))
+                    members.insert(repeated, at: Int.random(in: (first + 1)...members.count, using: &generator))
+                }
+                if Int.random(in: 0..<8, using: &generator) == 0 {
+                    members += (0..<12).map { ("extra\($0)", 0) }
+                }
+                if Int.random(in: 0..<20, using: &generator) == 0 {
+                    members.removeAll { $0.0 == "note" }
+                }
+                let written = members.map { key, choice in "\"\(key)\":" + (values[key]?[choice] ?? "0") }
+                return "{" + written.joined(separator: ",") + "}"
+            }
+            for element in elements {
+                if let difference = Self.compare([Shuffled].self, "[\(element)]") {
+                    differences.append(difference)
+                }
+            }
+            if let difference = Self.compare([Shuffled].self, "[" + elements.joined(separator: ",") + "]") {
+                differences.append(difference)
+            }
+        }
+        #expect(differences.isEmpty, "\(differences.count) differ; first: \(differences.prefix(3))")
+    }
 }
