@@ -14,7 +14,7 @@ extension CacheEntry {
 
     /// `age_value`: the first member of `Age` when it is a non-negative integer, else 0 (5.1).
     var ageValue: TimeInterval {
-        guard let first = headers[.age]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
+        guard let first = headers[.age].flatMap({ FieldList.elements(of: $0).first }),
             !first.isEmpty, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
         else { return 0 }
         return TimeInterval(first.count > 10 ? CacheControl.largestDuration : Int(first) ?? 0)

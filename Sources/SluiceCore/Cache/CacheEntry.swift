@@ -51,10 +51,10 @@ struct CacheEntry: Sendable, Hashable {
     static func variant(of request: URLRequest, varyingOn responseHeaders: HTTPHeaders) -> [Field]? {
         var names: Set<String> = ["authorization"]
         for value in responseHeaders.values(for: .vary) {
-            for member in value.split(separator: ",") {
-                let name = member.trimmingCharacters(in: .whitespaces).lowercased()
+            for member in FieldList.elements(of: value) {
+                let name = Header.asciiLowercased(String(member))
                 if name == "*" { return nil }
-                if !name.isEmpty, names.count < 32 { names.insert(name) }
+                if names.count < 32 { names.insert(name) }
             }
         }
         return names.sorted().map { Field(name: $0, value: requestValue(request, $0)) }
@@ -69,8 +69,7 @@ struct CacheEntry: Sendable, Hashable {
     /// replaced by its SHA-256 digest.
     private static func requestValue(_ request: URLRequest, _ name: String) -> String? {
         guard let value = request.value(forHTTPHeaderField: name) else { return nil }
-        let normalised = value.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
+        let normalised = FieldList.elements(of: value, omittingEmpty: false).joined(separator: ",")
         guard name == "authorization" || name == "cookie" || name == "proxy-authorization" else { return normalised }
         return "sha256:" + SHA256.hash(normalised.utf8).hexadecimal
     }

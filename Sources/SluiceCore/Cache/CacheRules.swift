@@ -62,9 +62,7 @@ enum CacheRules {
     private static func unstored(_ headers: HTTPHeaders) -> Set<String> {
         var excluded = unstoredFields
         for value in headers.values(for: .connection) {
-            for name in value.split(separator: ",") {
-                excluded.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
-            }
+            FieldList.forEachElement(of: value) { excluded.insert(Header.asciiLowercased(String($0))) }
         }
         return excluded
     }
@@ -89,7 +87,7 @@ enum CacheRules {
 
     /// The entity tags of an `If-None-Match` or `ETag` value, `*` included, in order.
     static func entityTags(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        FieldList.elements(of: value).map(String.init)
     }
 
     /// The weak comparison of two entity tags (RFC 9110, 8.8.3.2): equal opaque tags, whether weak or not.

@@ -55,7 +55,14 @@ public struct Header: Sendable {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
-    static func asciiLowercased(_ string: String) -> String {
+    /// A string with its ASCII capitals lowercased and every other byte kept.
+    ///
+    /// This is how names and tokens compare (RFC 9110, section 5.1). Unicode's rules would also fold a Kelvin sign
+    /// (`\u{212A}`) to `k`, which no server reading the bytes does.
+    ///
+    /// - Parameter string: The name or token.
+    /// - Returns: The string in ASCII lower case.
+    package static func asciiLowercased(_ string: String) -> String {
         guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
             return string
         }

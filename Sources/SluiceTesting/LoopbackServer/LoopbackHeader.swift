@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// One HTTP header field, a name and a value, as it travels on the wire.
 ///
@@ -51,8 +52,7 @@ extension [LoopbackHeader] {
     ///   `["keep-alive", "upgrade"]`.
     func tokens(named name: String) -> [String] {
         filter { $0.hasName(name) }
-            .flatMap { $0.value.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty }
+            .flatMap { FieldList.elements(of: $0.value) }
+            .map { Header.asciiLowercased(String($0)) }
     }
 }

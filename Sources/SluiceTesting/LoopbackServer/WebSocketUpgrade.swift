@@ -86,7 +86,7 @@ enum WebSocketUpgrade {
         }
         // Subprotocol names are case-sensitive, so they are read without the lowercasing of `tokens(of:)`.
         let offered = head.headers.filter { $0.hasName("Sec-WebSocket-Protocol") }
-            .flatMap { $0.value.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { FieldList.elements(of: $0.value) }.map(String.init)
         if let invalid = offered.first(where: { !HTTPToken.isToken($0.utf8) }) {
             return refuse(400, "the subprotocol \(invalid.debugDescription) is not a token (RFC 6455, section 4.1)")
         }

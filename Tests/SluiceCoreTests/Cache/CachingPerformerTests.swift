@@ -267,6 +267,15 @@ import Testing
         #expect(bench.origin.count == 1)
     }
 
+    /// An entity tag may hold a comma (RFC 9110, 8.8.3): a list in `If-None-Match` is split outside its quotes.
+    @Test func matchesAnEntityTagHoldingACommaInAList() async throws {
+        let bench = CacheBench(FakeOrigin(["Cache-Control": "max-age=60", "ETag": "\"a,b\""]))
+        _ = try await bench.get()
+        #expect(try await bench.get(["If-None-Match": "\"x\", \"a,b\""]).status == .notModified)
+        #expect(try await bench.get(["If-None-Match": "\"a\", \"b\""]).status == .ok)
+        #expect(bench.origin.count == 1)
+    }
+
     /// RFC 5861, 3: a stale response within stale-while-revalidate is served, and revalidated once in the background.
     @Test func revalidatesOnceInTheBackground() async throws {
         let bench = CacheBench(revalidatingOrigin("max-age=10, stale-while-revalidate=30"))

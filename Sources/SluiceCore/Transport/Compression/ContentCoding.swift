@@ -49,10 +49,10 @@ package struct ContentCoding: Hashable, Sendable, CustomStringConvertible {
     ///   names a coding this process does not decode: the body is then handed over as sent.
     package static func applied(in value: String) -> [ContentCoding]? {
         var codings: [ContentCoding] = []
-        for token in value.split(separator: ",") {
-            let name = token.trimmingCharacters(in: .whitespaces).lowercased()
+        for token in FieldList.elements(of: value) {
+            let name = Header.asciiLowercased(String(token))
             switch name {
-            case "", "identity":
+            case "identity":
                 continue
             case "x-gzip":
                 codings.append(.gzip)

@@ -420,9 +420,9 @@ package struct ResponseParser {
         var hasTransferEncoding = false
         for field in head.fields {
             if Header.namesMatch(field.name, "content-length") {
-                Self.forEachElement(of: field.value, omittingEmpty: false) { lengths.append($0) }
+                FieldList.forEachElement(of: field.value, omittingEmpty: false) { lengths.append($0) }
             } else if Header.namesMatch(field.name, "connection") {
-                Self.forEachElement(of: field.value, omittingEmpty: true) { token in
+                FieldList.forEachElement(of: field.value, omittingEmpty: true) { token in
                     closes = closes || Header.namesMatch(token, "close")
                     keepsAlive = keepsAlive || Header.namesMatch(token, "keep-alive")
                 }
@@ -430,7 +430,7 @@ package struct ResponseParser {
                 // Empty list elements are not codings (RFC 9110, section 5.6.1), but the field is there all the same.
                 hasTransferEncoding = true
                 // Lowercased as ASCII: Unicode's rules would read "chun\u{212A}ed" (a Kelvin sign) as chunked.
-                Self.forEachElement(of: field.value, omittingEmpty: true) {
+                FieldList.forEachElement(of: field.value, omittingEmpty: true) {
                     codings.append(Substring(Header.asciiLowercased(String($0))))
                 }
             }
@@ -529,41 +529,6 @@ package struct ResponseParser {
             return nil
         }
         return Int64(text)
-    }
-
-    /// Calls `body` with each element of a comma-separated list, without the spaces and tabs around it, in order.
-    ///
-    /// - Parameters:
-    ///   - value: The field value.
-    ///   - omittingEmpty: Whether to leave out empty elements rather than call `body` with them.
-    ///   - body: What to do with each element.
-    private static func forEachElement(of value: String, omittingEmpty: Bool, _ body: (Substring) -> Void) {
-        var rest = value[...]
-        while true {
-            let comma = rest.utf8.firstIndex(of: UInt8(ascii: ","))
-            let element = trimmed(rest[..<(comma ?? rest.endIndex)])
-            if !omittingEmpty || !element.isEmpty {
-                body(element)
-            }
-            guard let comma else { return }
-            rest = rest[rest.utf8.index(after: comma)...]
-        }
-    }
-
-    /// The text without the spaces and tabs around it; bytes, not characters, so that a combining mark after a
-    /// space keeps its place in the value.
-    private static func trimmed(_ text: Substring) -> Substring {
-        let bytes = text.utf8
-        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end, isBlank(bytes[start]) {
-            start = bytes.index(after: start)
-        }
-        while end > start, isBlank(bytes[bytes.index(before: end)]) {
-            end = bytes.index(before: end)
-        }
-        return text[start..<end]
     }
 
     /// Text for an error message: in quotes, at most 80 Unicode scalars, control characters shown as escapes.

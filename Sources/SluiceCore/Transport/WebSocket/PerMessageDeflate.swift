@@ -27,7 +27,7 @@ package struct PerMessageDeflate: Equatable, Sendable {
     /// - Parameter answer: The field's values, joined with commas.
     /// - Throws: A message naming what RFC 7692 does not let the server answer.
     package init(answer: String) throws(PerMessageDeflate.Refusal) {
-        let extensions = answer.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let extensions = FieldList.elements(of: answer)
         guard extensions.count == 1, let only = extensions.first else {
             throw Refusal(reason: "the server chose several extensions, \"\(answer)\", and only one was offered")
         }

@@ -103,8 +103,7 @@ package struct WebSocketHandshake {
             head.fields.filter { Header.namesMatch($0.name, name) }.map(\.value)
         }
         func tokens(_ name: String) -> [String] {
-            values(name).flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
+            values(name).flatMap { FieldList.elements(of: $0) }.map(String.init)
         }
         func failure(_ rule: String) -> SluiceError {
             SluiceError(.handshake, message: "the WebSocket handshake failed: \(rule)")
