@@ -87,7 +87,7 @@ enum CacheRules {
 
     /// The entity tags of an `If-None-Match` or `ETag` value, `*` included, in order.
     static func entityTags(_ value: String) -> [String] {
-        FieldList.elements(of: value).map(String.init)
+        FieldList.elements(of: value, quoting: .entityTags).map(String.init)
     }
 
     /// The weak comparison of two entity tags (RFC 9110, 8.8.3.2): equal opaque tags, whether weak or not.

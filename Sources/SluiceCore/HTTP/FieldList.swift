@@ -1,29 +1,48 @@
 /// The elements of a field value that is a comma-separated list (RFC 9110, section 5.6.1): `Connection`, `Vary`,
 /// `Content-Encoding`, `If-None-Match`, `Sec-WebSocket-Extensions` and the like.
 ///
-/// Elements are separated by commas outside quoted strings, so that an entity tag such as `"a,b"` or a parameter
-/// such as `no-cache="Set-Cookie, Age"` stays one element; inside a quoted string a backslash escapes the byte after
-/// it, and a quoted string left open runs to the end of the value. Each element is handed over without the spaces
-/// and tabs around it (the grammar's optional whitespace), compared as bytes: other Unicode spaces are part of the
-/// element, as they are to a server that reads the same bytes. Elements are read in place, without copies.
+/// Each element is handed over without the spaces and tabs around it (the grammar's optional whitespace), compared as
+/// bytes: other Unicode spaces are part of the element, as they are to a server that reads the same bytes. Elements
+/// are read in place, without copies.
+///
+/// Where commas separate depends on what the list holds (``Quoting``). A list of tokens (`Connection`, `Vary`,
+/// `Transfer-Encoding`) is split at every comma, as servers and proxies split it: a stray quote in it must not hide the
+/// elements after it (`Connection: x", close` still says `close`). Entity tags and quoted strings keep their commas.
 package enum FieldList {
+    /// Which commas separate elements.
+    package enum Quoting: Sendable {
+        /// Every comma: a list of tokens, or of values that hold no quoted text.
+        case none
+        /// Commas outside double quotes, with no escapes: entity tags (RFC 9110, section 8.8.3), whose opaque part
+        /// may hold a comma or a backslash (`"a,b"`, `"a\"`).
+        case entityTags
+        /// Commas outside quoted strings, in which a backslash escapes the byte after it (RFC 9110, section 5.6.4):
+        /// parameters such as `no-cache="Set-Cookie, Age"`.
+        case quotedStrings
+    }
+
     /// Calls `body` with each element of a list, in order.
     ///
     /// - Parameters:
     ///   - value: The field's value; several fields of the same name joined with commas.
     ///   - omittingEmpty: Whether empty elements (`a, , b`) are skipped, as RFC 9110 asks of a recipient.
+    ///   - quoting: Which commas separate elements; every one by default.
     ///   - body: What to do with each element.
     /// - Throws: What `body` throws, which ends the list there.
     @inline(__always)
     package static func forEachElement<Failure: Error>(
         of value: some StringProtocol,
         omittingEmpty: Bool = true,
+        quoting: Quoting = .none,
         _ body: (Substring) throws(Failure) -> Void
     ) throws(Failure) {
         var rest = Substring(value)
-        let hasQuote = rest.utf8.contains(UInt8(ascii: "\""))
+        let quoted = quoting != .none && rest.utf8.contains(UInt8(ascii: "\""))
         while true {
-            let comma = hasQuote ? separator(in: rest) : rest.utf8.firstIndex(of: UInt8(ascii: ","))
+            let comma =
+                quoted
+                ? separator(in: rest, escapes: quoting == .quotedStrings)
+                : rest.utf8.firstIndex(of: UInt8(ascii: ","))
             let element = trimmed(rest[..<(comma ?? rest.endIndex)])
             if !omittingEmpty || !element.isEmpty {
                 try body(element)
@@ -38,10 +57,15 @@ package enum FieldList {
     /// - Parameters:
     ///   - value: The field's value; several fields of the same name joined with commas.
     ///   - omittingEmpty: Whether empty elements are skipped.
+    ///   - quoting: Which commas separate elements; every one by default.
     /// - Returns: The elements, trimmed.
-    package static func elements(of value: some StringProtocol, omittingEmpty: Bool = true) -> [Substring] {
+    package static func elements(
+        of value: some StringProtocol,
+        omittingEmpty: Bool = true,
+        quoting: Quoting = .none
+    ) -> [Substring] {
         var elements: [Substring] = []
-        forEachElement(of: value, omittingEmpty: omittingEmpty) { elements.append($0) }
+        forEachElement(of: value, omittingEmpty: omittingEmpty, quoting: quoting) { elements.append($0) }
         return elements
     }
 
@@ -64,8 +88,13 @@ package enum FieldList {
         return text[start..<end]
     }
 
-    /// The first comma outside a quoted string, or `nil`.
-    private static func separator(in text: Substring) -> String.Index? {
+    /// The first comma outside double quotes, or `nil`; a quote left open runs to the end of the value.
+    ///
+    /// - Parameters:
+    ///   - text: The rest of the list.
+    ///   - escapes: Whether a backslash inside quotes escapes the byte after it.
+    /// - Returns: The index of the comma in `text`.
+    private static func separator(in text: Substring, escapes: Bool) -> String.Index? {
         var quoted = false
         var escaped = false
         let bytes = text.utf8
@@ -75,7 +104,7 @@ package enum FieldList {
             if escaped {
                 escaped = false
             } else if quoted {
-                if byte == UInt8(ascii: "\\") {
+                if escapes && byte == UInt8(ascii: "\\") {
                     escaped = true
                 } else if byte == UInt8(ascii: "\"") {
                     quoted = false

@@ -23,6 +23,11 @@ import Testing
             (200, ["Cache-Control": "max-age=60, no-store"], [:], "the response says no-store"),
             (200, ["Cache-Control": "max-age=60"], ["Cache-Control": "no-store"], "the request says no-store"),
             (200, ["Cache-Control": "max-age=60", "Vary": "Accept, *"], [:], "Vary: * matches no later request"),
+            // A stray quote does not hide the `*` after it: Vary lists tokens, split at every comma.
+            (
+                200, ["Cache-Control": "max-age=60", "Vary": "accept, foo\", *"], [:],
+                "Vary: * matches no later request"
+            ),
             (200, ["Cache-Control": "max-age=60, no-store, must-understand"], [:], nil),
             (
                 299, ["Cache-Control": "max-age=60, no-store, must-understand"], [:],

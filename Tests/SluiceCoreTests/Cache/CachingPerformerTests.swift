@@ -276,6 +276,14 @@ import Testing
         #expect(bench.origin.count == 1)
     }
 
+    /// A backslash is an entity tag's own byte, not an escape (RFC 9110, 8.8.3): `"a\"` ends at its second quote.
+    @Test func readsABackslashInAnEntityTagAsPartOfIt() async throws {
+        let bench = CacheBench(FakeOrigin(["Cache-Control": "max-age=60", "ETag": "\"b\""]))
+        _ = try await bench.get()
+        #expect(try await bench.get(["If-None-Match": #""a\", "b""#]).status == .notModified)
+        #expect(bench.origin.count == 1)
+    }
+
     /// RFC 5861, 3: a stale response within stale-while-revalidate is served, and revalidated once in the background.
     @Test func revalidatesOnceInTheBackground() async throws {
         let bench = CacheBench(revalidatingOrigin("max-age=10, stale-while-revalidate=30"))

@@ -27,18 +27,18 @@ package struct PerMessageDeflate: Equatable, Sendable {
     /// - Parameter answer: The field's values, joined with commas.
     /// - Throws: A message naming what RFC 7692 does not let the server answer.
     package init(answer: String) throws(PerMessageDeflate.Refusal) {
-        let extensions = FieldList.elements(of: answer)
+        let extensions = FieldList.elements(of: answer, quoting: .quotedStrings)
         guard extensions.count == 1, let only = extensions.first else {
             throw Refusal(reason: "the server chose several extensions, \"\(answer)\", and only one was offered")
         }
-        var parameters = only.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parameters.removeFirst().lowercased() == "permessage-deflate" else {
+        var parameters = only.split(separator: ";").map { String(FieldList.trimmed($0)) }
+        guard Header.asciiLowercased(parameters.removeFirst()) == "permessage-deflate" else {
             throw Refusal(reason: "the server chose the extension \"\(only)\", which the client did not offer")
         }
         var seen = Set<String>()
         for parameter in parameters {
-            let parts = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            let name = parts[0].lowercased()
+            let parts = parameter.split(separator: "=", maxSplits: 1).map { String(FieldList.trimmed($0)) }
+            let name = Header.asciiLowercased(parts[0])
             let value = parts.count > 1 ? parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
             guard seen.insert(name).inserted else {
                 throw Refusal(reason: "permessage-deflate's parameter \(name) appears twice (RFC 7692, section 7.1)")

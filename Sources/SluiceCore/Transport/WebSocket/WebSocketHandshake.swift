@@ -102,8 +102,8 @@ package struct WebSocketHandshake {
         func values(_ name: String) -> [String] {
             head.fields.filter { Header.namesMatch($0.name, name) }.map(\.value)
         }
-        func tokens(_ name: String) -> [String] {
-            values(name).flatMap { FieldList.elements(of: $0) }.map(String.init)
+        func elements(_ name: String, quoting: FieldList.Quoting = .none) -> [String] {
+            values(name).flatMap { FieldList.elements(of: $0, quoting: quoting) }.map(String.init)
         }
         func failure(_ rule: String) -> SluiceError {
             SluiceError(.handshake, message: "the WebSocket handshake failed: \(rule)")
@@ -111,12 +111,12 @@ package struct WebSocketHandshake {
         guard head.status == 101 else {
             throw failure(Self.refusal(HTTPStatus(code: head.status)))
         }
-        guard tokens("Upgrade").contains(where: { $0.lowercased() == "websocket" }) else {
+        guard elements("Upgrade").contains(where: { Header.asciiLowercased($0) == "websocket" }) else {
             throw failure(
                 "the 101 response's Upgrade field is \(Self.quoted(values("Upgrade"))), not websocket (RFC 6455, section 4.1)"
             )
         }
-        guard tokens("Connection").contains(where: { $0.lowercased() == "upgrade" }) else {
+        guard elements("Connection").contains(where: { Header.asciiLowercased($0) == "upgrade" }) else {
             throw failure(
                 "the 101 response's Connection field is \(Self.quoted(values("Connection"))), without upgrade (RFC 6455, section 4.1)"
             )
@@ -129,7 +129,7 @@ package struct WebSocketHandshake {
             )
         }
         var agreement = Agreement()
-        let extensions = tokens("Sec-WebSocket-Extensions")
+        let extensions = elements("Sec-WebSocket-Extensions", quoting: .quotedStrings)
         if !extensions.isEmpty {
             guard offersCompression else {
                 throw failure(
@@ -142,7 +142,7 @@ package struct WebSocketHandshake {
                 throw failure(error.reason)
             }
         }
-        let chosen = tokens("Sec-WebSocket-Protocol")
+        let chosen = elements("Sec-WebSocket-Protocol")
         guard let subprotocol = chosen.first else { return agreement }
         guard chosen.count == 1, protocols.contains(subprotocol) else {
             let offered =

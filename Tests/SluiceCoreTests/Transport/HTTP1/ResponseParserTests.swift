@@ -302,6 +302,11 @@ import Testing
             "200 close length 0; end"
         ),
         row(
+            "a stray quote in Connection hides no token after it, as servers and proxies split the list",
+            "\(ok)Connection: x\", close\r\nContent-Length: 0\r\n\r\n",
+            "200 close length 0; end"
+        ),
+        row(
             "HTTP/1.0 with a length",
             "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
             "200 close length 2; body \"ok\"; end"

@@ -83,6 +83,11 @@ import Testing
             failure(Self.head { $0["Upgrade"] = nil })
                 == "the 101 response's Upgrade field is absent, not websocket (RFC 6455, section 4.1)"
         )
+        // Compared as ASCII: a Kelvin sign is not a k to a server reading the bytes.
+        #expect(
+            failure(Self.head { $0["Upgrade"] = "websoc\u{212A}et" })
+                == "the 101 response's Upgrade field is \"websoc\u{212A}et\", not websocket (RFC 6455, section 4.1)"
+        )
         #expect(
             failure(Self.head { $0["Connection"] = "keep-alive" })
                 == "the 101 response's Connection field is \"keep-alive\", without upgrade (RFC 6455, section 4.1)"
