@@ -2,8 +2,9 @@
 /// `JSONDecoder`.
 ///
 /// The decoder reads the document's index in place: keys are compared as bytes, keyed containers look for the
-/// next key where the previous one was found (so a model whose properties follow the document's order finds
-/// each key at once), and no intermediate dictionaries or arrays are built.
+/// next key where the same lookup found its key in the object before, or else where the previous one was found (so
+/// a model finds each key at once whether its properties follow the document's order or another order kept from one
+/// object to the next), and no intermediate dictionaries or arrays are built.
 ///
 /// ```swift
 /// struct Event: Decodable {

@@ -1,8 +1,10 @@
 /// A keyed container over one object of the tape.
 ///
-/// Keys are found by comparing bytes, starting where the previous key of the same object was found; a model that
-/// reads its properties in the document's order finds each at the first comparison. Where the object repeats a key,
-/// the first occurrence is decoded, as with Foundation's decoder: such an object is searched from its first key.
+/// Keys are found by comparing bytes: first the key in the place where the same lookup found its key in the object
+/// before at this depth, then from where the previous key of the same object was found. A model that reads its
+/// properties in the document's order, or in one other order from object to object, finds each at the first
+/// comparison. Where the object repeats a key, the first occurrence is decoded, as with Foundation's decoder: such an
+/// object is searched from its first key.
 struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: TapeDecoder
     let object: Int
