@@ -114,37 +114,50 @@ extension TapeDecoder {
 extension TapeDecoder {
     /// Counts a lookup in `object`, at depth `slot` below ``predictionDepth``, and returns its number among the
     /// lookups in the object, or -1 when the object's lookups are not predicted.
-    ///
-    /// On the first lookup in an object its keys are listed, which costs a step along the tape for each; an object
-    /// with more than ``predictedKeys`` keys, or with a repeated key, is not predicted. In an object that repeats no
-    /// key, the one key that matches a name is the key the search would find, wherever the search starts.
-    func startLookup(in object: Int, slot: Int) -> Int {
+    @inline(__always)
+    func countLookup(in object: Int, slot: Int) -> Int {
         let table = predictions + slot &* TapeDecoder.predictionStride
         if table[0] != object {
             table[0] = object
+            table[1] = TapeDecoder.keysNotListed
             table[2] = 0
-            let count = storage.containerCount(object)
-            if count > TapeDecoder.predictedKeys || repeatsKeys(object, slot: slot) {
-                table[1] = -1
-            } else {
-                table[1] = count
-                var keyEntry = object &+ 1
-                for index in 0..<count {
-                    table[4 &+ index] = keyEntry
-                    keyEntry = storage.next(keyEntry &+ 1)
-                }
-            }
         }
         let lookup = table[2]
-        guard table[1] >= 0, lookup < TapeDecoder.predictedKeys else { return -1 }
+        guard table[1] != TapeDecoder.notPredicted, lookup < TapeDecoder.predictedKeys else { return -1 }
         table[2] = lookup &+ 1
         return lookup
+    }
+
+    /// Lists the keys of the object a depth's lookups are counted in, the first time a prediction needs them, and
+    /// returns whether its lookups are predicted.
+    ///
+    /// Listing costs a step along the tape for each key, so it waits until a lookup misses the key after the previous
+    /// one, which a model reading in the document's order never does. An object with more than ``predictedKeys``
+    /// keys, or with a repeated key, is not predicted. In an object that repeats no key, the one key that matches a
+    /// name is the key the search would find, wherever the search starts.
+    private func listKeys(slot: Int) -> Bool {
+        let table = predictions + slot &* TapeDecoder.predictionStride
+        guard table[1] == TapeDecoder.keysNotListed else { return table[1] >= 0 }
+        let object = table[0]
+        let count = storage.containerCount(object)
+        if count > TapeDecoder.predictedKeys || repeatsKeys(object, slot: slot) {
+            table[1] = TapeDecoder.notPredicted
+            return false
+        }
+        var keyEntry = object &+ 1
+        for index in 0..<count {
+            table[4 &+ index] = keyEntry
+            keyEntry = storage.next(keyEntry &+ 1)
+        }
+        table[1] = count
+        return true
     }
 
     /// The key entry of `object` in the place where the same lookup found its key in the object before, when that
     /// key matches `name`.
     @inline(__always)
     func predictedKey(_ lookup: Int, slot: Int, matching name: UnsafeBufferPointer<UInt8>, in object: Int) -> Int? {
+        guard listKeys(slot: slot) else { return nil }
         let table = predictions + slot &* TapeDecoder.predictionStride
         guard lookup < table[3] else { return nil }
         let place = table[4 &+ TapeDecoder.predictedKeys &+ lookup]
@@ -156,6 +169,7 @@ extension TapeDecoder {
     /// Records the place among the object's keys of the key a lookup found by searching, or that it found none.
     func recordLookup(_ lookup: Int, slot: Int, found keyEntry: Int?) {
         let table = predictions + slot &* TapeDecoder.predictionStride
+        guard table[1] >= 0 else { return }
         var place = -1
         if let keyEntry {
             for index in 0..<table[1] where table[4 &+ index] == keyEntry {

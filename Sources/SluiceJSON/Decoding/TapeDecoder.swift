@@ -25,16 +25,20 @@ final class TapeDecoder: Decoder {
     let checkedObjects: UnsafeMutablePointer<Int>
     /// The order in which keyed containers look keys up, learnt from the objects met before at the same depth, so
     /// that a model reading its properties in another order than the document's finds each key at the first
-    /// comparison; see ``startLookup(in:slot:)``.
+    /// comparison; see ``countLookup(in:slot:)``.
     ///
-    /// For each depth below ``predictionDepth``, ``predictionStride`` words: the object whose keys are listed (-1
-    /// before the first); its key count, or -1 when it is not predicted (more than ``predictedKeys`` keys, or a
-    /// repeated key); the lookups made in it so far; the lookups with a recorded place; its key entries in document
-    /// order; and for the n-th lookup, the place of the key it found among the keys of the object it was last
-    /// made in, -1 for none.
+    /// For each depth below ``predictionDepth``, ``predictionStride`` words: the object whose lookups are counted
+    /// (-1 before the first); its key count, or ``keysNotListed``, or ``notPredicted`` (more than ``predictedKeys``
+    /// keys, or a repeated key); the lookups made in it so far; the lookups with a recorded place; its key entries in
+    /// document order, once listed; and for the n-th lookup, the place of the key it found among the keys of the
+    /// object it was last recorded in, -1 for none.
     let predictions: UnsafeMutablePointer<Int>
     static let predictionDepth = 8
-    static let predictedKeys = 16
+    static let predictedKeys = 32
+    /// The key count of a depth's object whose keys are not listed yet; see ``listKeys(slot:)``.
+    static let keysNotListed = -2
+    /// The key count of a depth's object whose lookups are not predicted.
+    static let notPredicted = -1
     static let predictionStride = 4 &+ 2 &* predictedKeys
     /// The types met so far, as the addresses of their metadata, for ``kind(of:)``: a table of ``kindCacheSize``
     /// slots, 0 where empty, whose kinds are in ``kinds``.

@@ -55,9 +55,14 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         {
             start = decoder.hints[2 &* slot &+ 1]
         }
-        let lookup = slot >= 0 && slot < TapeDecoder.predictionDepth ? decoder.startLookup(in: object, slot: slot) : -1
+        let lookup = slot >= 0 && slot < TapeDecoder.predictionDepth ? decoder.countLookup(in: object, slot: slot) : -1
         var name = key
         return name.withUTF8 { name in
+            // The key after the previous one found, where a model reading in the document's order finds it; the hint
+            // is kept only in an object that repeats no key.
+            if start != first, decoder.keyMatches(start, name, in: object) {
+                return found(start, slot: slot)
+            }
             if lookup >= 0 {
                 if let keyEntry = decoder.predictedKey(lookup, slot: slot, matching: name, in: object) {
                     return found(keyEntry, slot: slot)
