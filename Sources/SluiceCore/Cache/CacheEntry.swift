@@ -65,11 +65,12 @@ struct CacheEntry: Sendable, Hashable {
         variant.allSatisfy { CacheEntry.requestValue(request, $0.name) == $0.value }
     }
 
-    /// A request field's value as a variant records it: whitespace around list members removed, and a credential
-    /// replaced by its SHA-256 digest.
+    /// A request field's value as a variant records it: spaces and tabs around list members removed (commas inside
+    /// quoted strings, as in `Digest realm="a, b"`, separate nothing), and a credential replaced by its SHA-256 digest.
     private static func requestValue(_ request: URLRequest, _ name: String) -> String? {
         guard let value = request.value(forHTTPHeaderField: name) else { return nil }
-        let normalised = FieldList.elements(of: value, omittingEmpty: false).joined(separator: ",")
+        let normalised = FieldList.elements(of: value, omittingEmpty: false, quoting: .quotedStrings)
+            .joined(separator: ",")
         guard name == "authorization" || name == "cookie" || name == "proxy-authorization" else { return normalised }
         return "sha256:" + SHA256.hash(normalised.utf8).hexadecimal
     }

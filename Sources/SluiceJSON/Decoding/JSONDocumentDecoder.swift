@@ -2,9 +2,10 @@
 /// `JSONDecoder`.
 ///
 /// The decoder reads the document's index in place: keys are compared as bytes, keyed containers look for the
-/// next key where the same lookup found its key in the object before, or else where the previous one was found (so
-/// a model finds each key at once whether its properties follow the document's order or another order kept from one
-/// object to the next), and no intermediate dictionaries or arrays are built.
+/// next key after the previous one found, and then in the place where the same lookup found its key in the object
+/// before (so a model finds each key at the first or second comparison, whether its properties follow the
+/// document's order or another order kept from one object to the next), and no intermediate dictionaries or arrays
+/// are built.
 ///
 /// ```swift
 /// struct Event: Decodable {

@@ -166,7 +166,9 @@ extension TapeDecoder {
         return keyMatches(keyEntry, name, in: object) ? keyEntry : nil
     }
 
-    /// Records the place among the object's keys of the key a lookup found by searching, or that it found none.
+    /// Records the place among the object's keys of the key a lookup found by searching, or that it found none; the
+    /// places of the lookups before it that were never recorded are marked unknown, so that every place below
+    /// the recorded count has been written.
     func recordLookup(_ lookup: Int, slot: Int, found keyEntry: Int?) {
         let table = predictions + slot &* TapeDecoder.predictionStride
         guard table[1] >= 0 else { return }
@@ -177,7 +179,12 @@ extension TapeDecoder {
                 break
             }
         }
-        table[4 &+ TapeDecoder.predictedKeys &+ lookup] = place
+        // The lookups in between found their keys after the previous ones, unrecorded: their places are unknown.
+        let orders = table + (4 &+ TapeDecoder.predictedKeys)
+        if lookup > table[3] {
+            (orders + table[3]).initialize(repeating: -1, count: lookup &- table[3])
+        }
+        orders[lookup] = place
         if lookup >= table[3] {
             table[3] = lookup &+ 1
         }

@@ -29,7 +29,8 @@ final class TapeDecoder: Decoder {
     ///
     /// For each depth below ``predictionDepth``, ``predictionStride`` words: the object whose lookups are counted
     /// (-1 before the first); its key count, or ``keysNotListed``, or ``notPredicted`` (more than ``predictedKeys``
-    /// keys, or a repeated key); the lookups made in it so far; the lookups with a recorded place; its key entries in
+    /// keys, or a repeated key); the lookups made in it so far; one past the last lookup with a recorded place (each
+    /// place below it written, -1 where unknown); its key entries in
     /// document order, once listed; and for the n-th lookup, the place of the key it found among the keys of the
     /// object it was last recorded in, -1 for none.
     let predictions: UnsafeMutablePointer<Int>
@@ -74,7 +75,8 @@ final class TapeDecoder: Decoder {
         checkedObjects = hints + 2 &* TapeDecoder.hintDepth
         checkedObjects.initialize(repeating: .min, count: TapeDecoder.hintDepth)
         predictions = checkedObjects + TapeDecoder.hintDepth
-        // Only each depth's first four words are read before they are written.
+        // Only each depth's first four words are read before they are written: a key entry is read only below the
+        // listed count, and a place only below the recorded count, both written first.
         for slot in 0..<TapeDecoder.predictionDepth {
             let table = predictions + slot &* TapeDecoder.predictionStride
             table.initialize(repeating: -1, count: 2)

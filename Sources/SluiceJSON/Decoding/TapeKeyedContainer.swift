@@ -1,9 +1,9 @@
 /// A keyed container over one object of the tape.
 ///
-/// Keys are found by comparing bytes: first the key in the place where the same lookup found its key in the object
-/// before at this depth, then from where the previous key of the same object was found. A model that reads its
-/// properties in the document's order, or in one other order from object to object, finds each at the first
-/// comparison. Where the object repeats a key, the first occurrence is decoded, as with Foundation's decoder: such an
+/// Keys are found by comparing bytes: first the key after the previous one found in the same object, then the key in
+/// the place where the same lookup found its key in the object before at this depth, then by a search from the
+/// previous key. A model that reads its properties in the document's order finds each at the first comparison, and
+/// one that reads them in another order kept from object to object at the second. Where the object repeats a key, the first occurrence is decoded, as with Foundation's decoder: such an
 /// object is searched from its first key.
 struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: TapeDecoder

@@ -455,7 +455,7 @@ struct JSONParser {
         return (hasQuote | hasBackslash | hasControl | word) & high
     }
 
-    /// The offset of the first byte at or after `cursor` that is a quote, a backslash, a control character or
+    /// The offset of the first byte at or after `start` that is a quote, a backslash, a control character or
     /// non-ASCII: what ends a run of plain ASCII in a string.
     ///
     /// The first eight bytes are checked as one word, which answers sooner than a vector for the short strings most

@@ -31,13 +31,16 @@ package struct PerMessageDeflate: Equatable, Sendable {
         guard extensions.count == 1, let only = extensions.first else {
             throw Refusal(reason: "the server chose several extensions, \"\(answer)\", and only one was offered")
         }
-        var parameters = only.split(separator: ";").map { String(FieldList.trimmed($0)) }
+        // Split as bytes: as characters, a Greek question mark (U+037E) would be a semicolon.
+        var parameters = only.utf8.split(separator: UInt8(ascii: ";")).map { String(FieldList.trimmed(Substring($0))) }
         guard Header.asciiLowercased(parameters.removeFirst()) == "permessage-deflate" else {
             throw Refusal(reason: "the server chose the extension \"\(only)\", which the client did not offer")
         }
         var seen = Set<String>()
         for parameter in parameters {
-            let parts = parameter.split(separator: "=", maxSplits: 1).map { String(FieldList.trimmed($0)) }
+            let parts = parameter.utf8.split(separator: UInt8(ascii: "="), maxSplits: 1).map {
+                String(FieldList.trimmed(Substring($0)))
+            }
             let name = Header.asciiLowercased(parts[0])
             let value = parts.count > 1 ? parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
             guard seen.insert(name).inserted else {

@@ -50,6 +50,15 @@ import Testing
             "permessage-deflate; client_max_window_bits=8",
             "permessage-deflate's client_max_window_bits=8 cannot be honoured by zlib"
         ),
+        // A Greek question mark is a semicolon to Swift's characters, not to the bytes a server sends.
+        (
+            "permessage-deflate\u{37E} server_no_context_takeover",
+            "the server chose the extension \"permessage-deflate\u{37E} server_no_context_takeover\", which the client did not offer"
+        ),
+        (
+            "permessage-deflate; server_max_window_bits\u{37E}10",
+            "permessage-deflate's parameter \"server_max_window_bits\u{37E}10\" is not one a server may answer (RFC 7692, section 7.1)"
+        ),
     ])
     func answersThatAreRefused(answer: String, reason: String) {
         let error = #expect(throws: PerMessageDeflate.Refusal.self) { try PerMessageDeflate(answer: answer) }
