@@ -10,7 +10,19 @@
 #include <sys/eventfd.h>
 #endif
 
+#include <stdint.h>
+
 #include "CSluiceCompression.h"
 #include "CSluiceTLS.h"
+
+// A count shared by threads, changed and read with the C compilers' atomic builtins, relaxed: it orders no other
+// memory. Swift's own `Atomic` (the Synchronization module) needs macOS 15 and iOS 18.
+static inline intptr_t sluice_atomic_add(intptr_t *_Nonnull word, intptr_t delta) {
+    return __atomic_add_fetch(word, delta, __ATOMIC_RELAXED);
+}
+
+static inline intptr_t sluice_atomic_load(const intptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
 
 #endif

@@ -442,8 +442,8 @@ public final class SocketRequestPerformer: RequestPerformer {
         let reporter = UploadProgressReporter.forCurrentRequest
         let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
         var fresh = false
-        EventLoop.requestsInFlight.withLock { $0 += 1 }
-        defer { EventLoop.requestsInFlight.withLock { $0 -= 1 } }
+        EventLoop.requestsInFlight.add(1)
+        defer { EventLoop.requestsInFlight.add(-1) }
         while true {
             try Task.checkCancellation()
             let connection = try await pool.acquire(origin, fresh: fresh)

@@ -178,7 +178,10 @@ final class EventLoop: @unchecked Sendable {
     static let pollingWindow = Duration.microseconds(150)
 
     /// The requests in flight on Sluice's own transport, across its loops; counted by the performer.
-    static let requestsInFlight = Locked(0)
+    ///
+    /// Changed twice a request by every task and read by each polling loop on every turn: a lock here was taken so
+    /// often that it was 1.5% of the client's CPU at sixteen connections.
+    static let requestsInFlight = AtomicCount()
 
     /// Until when the loop polls rather than sleeps; the loop thread's alone.
     private var pollingUntil: ContinuousClock.Instant?
@@ -204,7 +207,7 @@ final class EventLoop: @unchecked Sendable {
         while true {
             var timeout = nextTimeout()
             if timeout != 0, let until = pollingUntil {
-                if clock.now < until && Self.requestsInFlight.withLock({ $0 }) <= 1 {
+                if clock.now < until && Self.requestsInFlight.value <= 1 {
                     timeout = 0
                 } else {
                     pollingUntil = nil
