@@ -194,16 +194,18 @@ final class WebSocketPeer: Sendable {
                 pass
 
         async def main():
+            # Handshakes may take two minutes, not websockets' 10 s: a 16 MiB compressed echo holds the server's one
+            # event loop for seconds, and on a loaded machine the handshakes of the tests beside it timed out.
             context = None
             if len(sys.argv) > 2 and sys.argv[1] == "--unix":
                 async with unix_serve(handler, sys.argv[2], max_size=None, process_request=process_request_slowly,
-                                      select_subprotocol=select_subprotocol, ping_interval=None):
+                                      select_subprotocol=select_subprotocol, ping_interval=None, open_timeout=120):
                     print(0, flush=True)
                     await asyncio.Future()
             if len(sys.argv) > 2:
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
                 context.load_cert_chain(sys.argv[1], sys.argv[2])
-            async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None,
+            async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None, open_timeout=120,
                              process_request=process_request_slowly, select_subprotocol=select_subprotocol, ping_interval=None) as server:
                 print(server.sockets[0].getsockname()[1], flush=True)
                 await asyncio.Future()
