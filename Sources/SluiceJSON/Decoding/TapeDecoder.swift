@@ -30,9 +30,8 @@ final class TapeDecoder: Decoder {
     /// For each depth below ``predictionDepth``, ``predictionStride`` words: the object whose lookups are counted
     /// (-1 before the first); its key count, or ``keysNotListed``, or ``notPredicted`` (more than ``predictedKeys``
     /// keys, or a repeated key); the lookups made in it so far; one past the last lookup with a recorded place (each
-    /// place below it written, -1 where unknown); its key entries in
-    /// document order, once listed; and for the n-th lookup, the place of the key it found among the keys of the
-    /// object it was last recorded in, -1 for none.
+    /// place below it written, -1 where unknown); its key entries in document order, once listed; and for the n-th
+    /// lookup, the place of the key it found among the keys of the object it was last recorded in, -1 for none.
     let predictions: UnsafeMutablePointer<Int>
     static let predictionDepth = 8
     static let predictedKeys = 32

@@ -1,10 +1,10 @@
 /// A keyed container over one object of the tape.
 ///
 /// Keys are found by comparing bytes: first the key after the previous one found in the same object, then the key in
-/// the place where the same lookup found its key in the object before at this depth, then by a search from the
+/// the place where the same lookup found its key in the object before at this depth, then by a search on from the
 /// previous key. A model that reads its properties in the document's order finds each at the first comparison, and
-/// one that reads them in another order kept from object to object at the second. Where the object repeats a key, the first occurrence is decoded, as with Foundation's decoder: such an
-/// object is searched from its first key.
+/// one that reads them in another order kept from object to object at the second. Where the object repeats a key,
+/// the first occurrence is decoded, as with Foundation's decoder: such an object is searched from its first key.
 struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: TapeDecoder
     let object: Int
@@ -77,11 +77,13 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The value entry for a key's name, searched from the key entry `start` to the end of the object and then from
     /// its first key, or `nil`.
+    ///
+    /// A `start` past the first key is the hint ``find(named:)`` has already compared, so the search begins after it.
     private func search(_ name: UnsafeBufferPointer<UInt8>, key: String, from start: Int, slot: Int) -> Int? {
         let storage = decoder.storage
         let first = object + 1
         let end = storage.next(object)
-        var keyEntry = start
+        var keyEntry = start == first ? start : storage.next(start + 1)
         while keyEntry < end {
             if decoder.keyMatches(keyEntry, name, in: object) {
                 // Searched from the first key: one before it may stand for the same name in other bytes (a

@@ -92,7 +92,11 @@ package struct RequestHead {
         }
         // A method that gives content a meaning is sent a length even for none, as RFC 9110 (section 8.6) asks: a
         // server may otherwise refuse a POST without one (411 Length Required).
-        let meansContent = !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE", "CONNECT"].contains(method)
+        let meansContent: Bool
+        switch method {
+        case "GET", "HEAD", "DELETE", "OPTIONS", "TRACE", "CONNECT": meansContent = false
+        default: meansContent = true
+        }
         if let body {
             framing = .length(Int64(body.count))
             if !body.isEmpty || meansContent {
