@@ -6,13 +6,15 @@ import Sluice
 /// The typed streams beside the usual alternatives, on bodies generated here and cut into 16 KiB chunks, as a
 /// network delivers them.
 ///
-/// - `sse_100k`: 100,000 server-sent events of mixed sizes, read by ``ServerSentEventSequence`` and by
+/// - `sse_100k`: 100,000 server-sent events of mixed sizes, read by `Client.events` and by
 ///   `mattt/EventSource` 1.1.1's `AsyncServerSentEventsSequence` (its parser, fed the same chunks byte by byte, as
 ///   `URLSession.AsyncBytes` feeds it; see `EventSourcePeer`).
-/// - `jsonl_100k`: 100,000 JSON Lines records, decoded by ``JSONLinesSequence`` and by splitting the whole body
+/// - `jsonl_100k`: 100,000 JSON Lines records, decoded by `Client.jsonLines` and by splitting the whole body
 ///   at line feeds and calling `JSONDecoder` on each line.
 ///
-/// One iteration reads the whole body; events or records per second are the throughput times 100,000.
+/// Sluice's streams are read through an `APIClient` whose performer streams the chunks, so they include the client's
+/// status check and stream set-up. One iteration reads the whole body; events or records per second are the
+/// throughput times 100,000.
 func streamingBenchmarks() {
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
@@ -22,10 +24,11 @@ func streamingBenchmarks() {
     )
 
     let events = StreamingPayloads.events
-    Benchmark("sse_100k:ServerSentEventSequence", configuration: configuration) { benchmark in
+    Benchmark("sse_100k:Client.events", configuration: configuration) { benchmark in
+        let client = APIClient(requestPerformer: ChunkedPerformer(body: events, contentType: "text/event-stream"))
         for _ in benchmark.scaledIterations {
             var count = 0
-            for try await event in ChunkedBody(events).serverSentEvents() {
+            for try await event in try await client.events(StreamRequest(), reconnecting: nil) {
                 count &+= event.data.utf8.count
             }
             blackHole(count)
@@ -43,10 +46,11 @@ func streamingBenchmarks() {
     }
 
     let records = StreamingPayloads.records
-    Benchmark("jsonl_100k:JSONLinesSequence", configuration: configuration) { benchmark in
+    Benchmark("jsonl_100k:Client.jsonLines", configuration: configuration) { benchmark in
+        let client = APIClient(requestPerformer: ChunkedPerformer(body: records, contentType: "application/x-ndjson"))
         for _ in benchmark.scaledIterations {
             var count = 0
-            for try await record in ChunkedBody(records).jsonLines(of: LogRecord.self) {
+            for try await record in try await client.jsonLines(StreamRequest(), of: LogRecord.self) {
                 count &+= record.id
             }
             blackHole(count)
@@ -126,6 +130,33 @@ enum StreamingPayloads {
         }
         return body
     }()
+}
+
+/// The request the stream benchmarks send to a ``ChunkedPerformer``.
+struct StreamRequest: Request {
+    typealias ResponseObject = Data
+
+    func build() throws -> URLRequest {
+        URLRequest(url: URL(filePath: "/feed"))
+    }
+}
+
+/// A transport that answers every request with one body, streamed in the chunks of a ``ChunkedBody``.
+struct ChunkedPerformer: RequestPerformer {
+    let body: Data
+    let contentType: String
+
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": contentType], body: body)
+    }
+
+    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        StreamedHTTPResponse(
+            status: .ok,
+            headers: ["Content-Type": contentType],
+            body: HTTPBody(ChunkedBody(body), expectedLength: Int64(body.count))
+        )
+    }
 }
 
 /// A body already received, handed out in 16 KiB chunks.

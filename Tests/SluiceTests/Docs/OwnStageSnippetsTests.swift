@@ -1,10 +1,11 @@
-// The snippets of the "Migrating" article, verbatim: the transport run under an upload, the endpoint against a stub.
+// Two snippets of stages of a user's own, verbatim: the "Downloads" article's transport, run under an upload, and the
+// "Declarative endpoints" article's endpoint with its own deserialize stage, against a stub.
 import Foundation
 import Sluice
 import SluiceTesting
 import Testing
 
-/// The article's transport: reports the whole body as sent, then hands the request on.
+/// The "Downloads" article's transport: reports the whole body as sent, then hands the request on.
 private struct CountingTransport: RequestPerformer {
     let base: any RequestPerformer
 
@@ -19,7 +20,7 @@ private struct Event: Decodable, Equatable, Sendable {
     let id: String
 }
 
-/// The article's deserializer: the JSON after an anti-hijacking prefix.
+/// The "Declarative endpoints" article's deserializer: the JSON after an anti-hijacking prefix.
 private struct GuardedDeserializer: Deserializer {
     func deserialize(_ data: Data) throws -> Any {
         let prefix = Data(")]}'\n".utf8)
@@ -28,7 +29,7 @@ private struct GuardedDeserializer: Deserializer {
     }
 }
 
-/// The article's endpoint, naming both of its stages.
+/// The "Declarative endpoints" article's endpoint, naming both of its stages.
 private struct ListEvents: Endpoint {
     static let definition: Definition<ListEvents> = Definition(method: .get, path: "events")
     typealias Response = [Event]
@@ -40,7 +41,7 @@ private struct ListEvents: Endpoint {
     }
 }
 
-@Suite struct MigratingSnippetsTests {
+@Suite struct OwnStageSnippetsTests {
     private struct Post: Request {
         typealias ResponseObject = Data
 
