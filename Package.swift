@@ -24,9 +24,15 @@ let package = Package(
         .target(name: "SluiceJSON"),
         // The system headers Sluice's own transport needs and the C library's Swift overlay leaves out (epoll, eventfd).
         .target(name: "CSluiceSystem"),
-        // What every user needs: the pipeline, the HTTP vocabulary, middleware, transports, streaming, transfers,
-        // observability and errors.
-        .target(name: "SluiceCore", dependencies: ["SluiceJSON", "CSluiceSystem"]),
+        // The vocabulary every layer shares: methods, statuses, fields, responses and bodies, `SluiceError`, the
+        // `RequestPerformer` protocol, the WebSocket API types and the metrics records.
+        .target(name: "SluiceHTTP", dependencies: ["SluiceJSON"]),
+        // What talks to the network: the URLSession performer and Sluice's own transport (sockets, TLS, HTTP/1.1, the
+        // pool, proxies, compression, WebSocket). It sees the pipeline above only through `TransportScope`.
+        .target(name: "SluiceTransport", dependencies: ["SluiceHTTP", "CSluiceSystem"]),
+        // What every user needs: the pipeline, middleware, the cache, streaming, transfers and observability, with the
+        // two layers below re-exported.
+        .target(name: "SluiceCore", dependencies: ["SluiceHTTP", "SluiceTransport"]),
         // The seeds' three ways of describing an endpoint (`Endpoint`, `APIDefinition`, `Repository`), compiled to
         // the core's `Request` through one request builder. It uses the core's public and `package` API only.
         .target(name: "SluiceEndpoints", dependencies: ["SluiceCore"]),
@@ -63,9 +69,21 @@ let package = Package(
             path: "Tests/ClientFixtures"
         ),
         .testTarget(
+            name: "SluiceHTTPTests",
+            dependencies: ["SluiceHTTP", "SluiceCore", "SluiceEndpoints", "TestSupport", "ClientFixtures"]
+        ),
+        .testTarget(
+            name: "SluiceTransportTests",
+            dependencies: [
+                "SluiceTransport", "SluiceCore", "SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures",
+                "HTTPFuzzSupport",
+            ]
+        ),
+        .testTarget(
             name: "SluiceCoreTests",
             dependencies: [
-                "SluiceCore", "SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures", "HTTPFuzzSupport",
+                "SluiceCore", "SluiceTransport", "SluiceEndpoints", "SluiceTesting", "TestSupport", "ClientFixtures",
+                "HTTPFuzzSupport",
             ],
             exclude: ["Fuzzing/Resources"]
         ),

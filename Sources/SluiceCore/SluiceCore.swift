@@ -1,10 +1,4 @@
-// Sluice's public API is made of Foundation types (`Data`, `URL`, `URLRequest`), so a client that writes
-// `import Sluice` gets them too, as the seed samples expect.
-@_exported public import Foundation
-// The JSON engine is its own module; `import Sluice` brings its document, decoder and errors with it.
-@_exported public import SluiceJSON
-
-// URLRequest, URLSession and HTTPURLResponse live in FoundationNetworking on Linux and in Foundation elsewhere.
-#if canImport(FoundationNetworking)
-@_exported public import FoundationNetworking
-#endif
+// The core sits on the two layers below it and re-exports them, so that `import SluiceCore` (and `import Sluice`)
+// brings the HTTP vocabulary, the transports, Foundation and the JSON engine, as the seed samples expect.
+@_exported public import SluiceHTTP
+@_exported public import SluiceTransport

@@ -89,7 +89,7 @@ public actor CredentialStore {
         // a performer it sends its own request through must not count that request's attempts or rebuild it.
         let task = Task { () async throws -> (Credential, Int) in
             do {
-                let fresh = try await RequestContext.$current.withValue(nil) { try await refresh(refused) }
+                let fresh = try await RequestContext.withoutCurrent { try await refresh(refused) }
                 return self.install(fresh)
             } catch {
                 self.fail(error)

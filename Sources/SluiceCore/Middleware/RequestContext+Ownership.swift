@@ -141,7 +141,24 @@ extension RequestContext {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async rethrows -> Result {
-        try await RequestContext.$current.withValue(self, operation: body)
+        try await TransportScope.$current.withValue(self, operation: body)
+    }
+
+    /// Runs `body` outside the current request's context, where ``current`` is `nil`.
+    ///
+    /// A performer that sends a request of its own while carrying another (fetching a token, say) sends it this way,
+    /// so that the performers it goes through see a request of its own rather than count and rebuild the carried one.
+    ///
+    /// - Parameters:
+    ///   - isolation: The caller's isolation, inherited.
+    ///   - body: The work that sees no context.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public static func withoutCurrent<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await TransportScope.$current.withValue(nil, operation: body)
     }
 
     /// Sends the observers registered for the request their finish event.

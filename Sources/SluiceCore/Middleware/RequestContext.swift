@@ -32,8 +32,11 @@ public final class RequestContext: Sendable {
     /// The context of the request the current task is performing, or `nil` outside any.
     ///
     /// Bound by ``APIClient`` and by ``withContext(for:_:)``; read it through ``withContext(for:_:)`` so that a
-    /// performer called directly works the same way.
-    @TaskLocal public static var current: RequestContext?
+    /// performer called directly works the same way. It is the one task local the transports see too, as the scope of
+    /// the request they carry; ``withoutCurrent(isolation:_:)`` runs work outside it.
+    public static var current: RequestContext? {
+        TransportScope.current as? RequestContext
+    }
 
     /// The request as it was built, before any performer changed it.
     public let request: URLRequest
@@ -72,7 +75,7 @@ public final class RequestContext: Sendable {
     public init(request: URLRequest, builtBy source: (any Request)? = nil) {
         self.request = request
         self.source = source
-        self.uploadProgress = UploadProgressReporter.current
+        self.uploadProgress = TransportScope.upload
         self.id = RequestContext.counter.withLock { counter in
             counter += 1
             return counter
@@ -201,3 +204,7 @@ public final class RequestContext: Sendable {
     /// The credentials noted with ``noteCredential(_:)``, in order.
     public var credentials: [String] { state.withLock { $0.credentials } }
 }
+
+// The context is the scope the transports see: they report upload progress and note the credentials they add
+// through it.
+extension RequestContext: RequestScope {}

@@ -48,7 +48,7 @@ public struct TimeLimitedPerformer: WrappingPerformer {
     /// - Throws: `URLError(.timedOut)` when the limit passes first; what the base performer throws otherwise.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let base = self.base
-        let response = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
+        let response = try await withTimeLimit(limit, clock: clock) {
             try await base.perform(request)
         }
         guard let response else { throw noResponse() }
@@ -70,7 +70,7 @@ public struct TimeLimitedPerformer: WrappingPerformer {
     public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
         let base = self.base
         let elapsed = Stopwatch(clock)
-        let response = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
+        let response = try await withTimeLimit(limit, clock: clock) {
             try await base.stream(request)
         }
         guard let response else { throw noResponse() }
@@ -93,7 +93,7 @@ public struct TimeLimitedPerformer: WrappingPerformer {
         configuration: WebSocket.Configuration
     ) async throws -> WebSocket {
         let base = self.base
-        let socket = try await TimeLimitedPerformer.race(within: limit, clock: clock) {
+        let socket = try await withTimeLimit(limit, clock: clock) {
             try await base.webSocket(request, protocols: protocols, configuration: configuration)
         }
         guard let socket else { throw noResponse() }
@@ -107,26 +107,6 @@ public struct TimeLimitedPerformer: WrappingPerformer {
                 NSLocalizedDescriptionKey: "no response within the time limit of \(PipelineMetrics.format(limit))"
             ]
         )
-    }
-
-    /// Runs the transport until it ends or `limit` passes on `clock`, whichever is first; when the limit passes the
-    /// transport is cancelled and the result is `nil`.
-    ///
-    /// ``APIClient/deadline`` runs its transport stage through this too, and a time-limited streamed body each read.
-    static func race<Result: Sendable>(
-        within limit: Duration,
-        clock: any Clock<Duration>,
-        _ transport: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result? {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await transport() }
-            group.addTask {
-                try await clock.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
     }
 }
 
@@ -155,7 +135,7 @@ private struct BodyTimeLimit: Sendable {
             // The race reads in a task of its own. The iterator is passed through a lock rather than shared: this task
             // waits for the race to end before it touches the iterator again, so one task at a time reads it.
             let reading = Locked<HTTPBody.AsyncIterator?>(chunks)
-            chunk = try await TimeLimitedPerformer.race(within: remaining, clock: clock) {
+            chunk = try await withTimeLimit(remaining, clock: clock) {
                 var iterator = reading.withLock { $0 }
                 return try await iterator?.next()
             }

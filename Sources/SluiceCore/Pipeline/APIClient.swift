@@ -190,7 +190,7 @@ public struct APIClient: Client {
                 guard let deadline, let elapsed else {
                     return try await send(requestPerformer, urlRequest)
                 }
-                let response = try await TimeLimitedPerformer.race(within: deadline - elapsed.read(), clock: clock) {
+                let response = try await withTimeLimit(deadline - elapsed.read(), clock: clock) {
                     try await send(requestPerformer, urlRequest)
                 }
                 guard let response else { throw DeadlineExceeded(deadline: deadline) }

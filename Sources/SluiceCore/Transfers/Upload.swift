@@ -69,7 +69,7 @@ extension Client {
             let report: @Sendable (Int64, Int64?) -> Void = { sent, expected in
                 progress.yield(TransferProgress(bytesTransferred: sent, expectedBytes: expected))
             }
-            return await UploadProgressReporter.$current.withValue(report) {
+            return await TransportScope.$upload.withValue(report) {
                 do throws(SluiceError) {
                     return .success(try await perform(request))
                 } catch {

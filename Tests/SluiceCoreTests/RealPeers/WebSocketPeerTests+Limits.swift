@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SluiceCore
+@testable import SluiceTransport
 
 /// The limits on what a server's messages may take, against both servers: messages as large as
 /// ``WebSocket/Configuration/maximumMessageSize`` allows, and a compressed message that expands past

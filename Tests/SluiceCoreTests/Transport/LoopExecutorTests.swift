@@ -2,7 +2,7 @@ import Foundation
 import SluiceTesting
 import Testing
 
-@testable import SluiceCore
+@testable import SluiceTransport
 
 /// Tasks that prefer ``SocketRequestPerformer/loopExecutor()`` run on one of the transport's event loops, and their
 /// requests are written, answered and handed back there; cancelling one is tested with the pool's own cancellation

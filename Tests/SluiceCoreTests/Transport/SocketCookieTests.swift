@@ -2,6 +2,7 @@ import ClientFixtures
 import Foundation
 import SluiceCore
 import SluiceTesting
+import SluiceTransport
 import Testing
 
 #if canImport(FoundationNetworking)

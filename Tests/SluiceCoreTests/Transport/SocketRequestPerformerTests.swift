@@ -2,6 +2,7 @@ import ClientFixtures
 import Foundation
 import SluiceCore
 import SluiceTesting
+import SluiceTransport
 import Testing
 
 /// What only Sluice's own transport does: its pool, its strictness about HTTP/1.1, its limits, Unix sockets and the

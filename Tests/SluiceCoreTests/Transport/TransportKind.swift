@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceTesting
+import SluiceTransport
 import TestSupport
 import Testing
 

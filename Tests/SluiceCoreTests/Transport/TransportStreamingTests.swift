@@ -2,6 +2,7 @@ import ClientFixtures
 import Foundation
 import SluiceCore
 import SluiceTesting
+import SluiceTransport
 import Testing
 
 /// The streaming form of both transports against the loopback server, each test once per transport.

@@ -3,6 +3,7 @@ import Foundation
 import SluiceCore
 import SluiceEndpoints
 import SluiceTesting
+import SluiceTransport
 import Testing
 
 /// Both transports against the loopback server: real HTTP over a real socket, each test once per transport.

@@ -1,0 +1,45 @@
+/// What a transport learns of the request it carries from the pipeline above it, and tells it back: where the
+/// body's upload progress goes, and which values it added (a stored cookie, a proxy's password) must be hidden.
+///
+/// The one hook from `SluiceTransport` up to `SluiceCore`, so that the transport never imports the pipeline. The
+/// core's `RequestContext` is the scope of every request a client performs, bound with ``current``; a performer
+/// called with no client around runs with none, and reports its upload, if any, to ``upload``.
+package protocol RequestScope: AnyObject, Sendable {
+    /// Receives the bytes of the request's body sent so far and, when known, the bytes in all; `nil` when no one
+    /// asked.
+    var uploadProgress: TransportScope.UploadReport? { get }
+
+    /// Notes a value the transport sends that the request as built did not show, so that logs, fixtures and error
+    /// messages hide it wherever it appears.
+    ///
+    /// - Parameter credential: The value.
+    func noteCredential(_ credential: String)
+}
+
+/// The task locals through which a transport reaches the ``RequestScope`` of the request it carries.
+package enum TransportScope {
+    /// Receives the bytes of a body sent so far and, when known, the bytes in all.
+    package typealias UploadReport = @Sendable (_ bytesSent: Int64, _ expectedBytes: Int64?) -> Void
+    /// A handler, with the body's length when the request says.
+    package typealias UploadWatch = (report: UploadReport, expected: Int64?)
+
+    /// The scope of the request the current task performs, or `nil` outside any.
+    @TaskLocal package static var current: (any RequestScope)?
+
+    /// The handler of the upload the current task performs, as `Client.upload(_:)` binds it; a scope made inside
+    /// takes it when it is made.
+    @TaskLocal package static var upload: UploadReport?
+
+    /// The handler the transports report the current request's body to: the scope's, or, for a client of its own
+    /// that runs its performer with no scope, the one `Client.upload(_:)` bound.
+    package static var uploadProgress: UploadReport? {
+        current?.uploadProgress ?? upload
+    }
+
+    /// Notes a value the transport sends for the current request, so that it is hidden; nothing outside a scope.
+    ///
+    /// - Parameter credential: The value.
+    package static func noteCredential(_ credential: String) {
+        current?.noteCredential(credential)
+    }
+}

@@ -1,0 +1,563 @@
+import Foundation
+
+/// Sluice's own ``RequestPerformer``: HTTP/1.1 over POSIX sockets, for `http://` and `https://` over TCP and for
+/// Unix domain sockets, with kept-alive connections pooled per origin, on a few event-loop threads (epoll on Linux,
+/// kqueue on Apple platforms) shared by every performer.
+///
+/// It exists because URLSession on Linux costs several hundred microseconds of CPU per request and cannot reach a
+/// Unix socket. Opt in with one line:
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: SocketRequestPerformer())
+/// ```
+///
+/// One performer serves every URL: `http://` it sends itself, and `https://` too where it ``handlesHTTPS``; other
+/// schemes go to the ``Configuration/fallback`` performer, a ``NetworkRequestPerformer`` by default.
+///
+/// **HTTPS.** On Linux TLS comes from the system's OpenSSL, loaded at run time (`libssl.so.3`, else
+/// `libssl.so.1.1`), the library FoundationNetworking's libcurl loads already; nothing of it is linked, so the package
+/// builds without its headers. Certificates are verified against the system's trust store and the URL's host name or
+/// IP address, TLS 1.2 at least, as ``Configuration/tls`` says (``TLSConfiguration``: extra trust roots, pinned
+/// keys, a client certificate). Where OpenSSL cannot be loaded (a fully static program), and on Apple platforms,
+/// where URLSession uses the system's own TLS and trust settings, `https://` goes to the fallback, unless
+/// ``Configuration/tls`` asks for more than the default: a fallback would not honour pins or trust roots, so those
+/// requests fail instead.
+///
+/// **Unix domain sockets.** A URL with the scheme `http+unix` and the socket's path, percent-encoded, as its host
+/// goes to that socket: `http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json` asks the Docker engine for
+/// its containers. Or set ``Configuration/unixSocketPath`` to send every `http://` request to one socket, whatever
+/// its host, and keep ordinary URLs. The `Host` field is then `localhost`. A path longer than a socket address holds
+/// (107 bytes on Linux, 103 on Apple platforms) fails the request with a ``SluiceError`` naming it.
+///
+/// **Proxies.** Requests go through the proxies ``Configuration/proxies`` names, by default those of the environment,
+/// read as curl reads them: `http_proxy` (lower case only) for `http://`, `https_proxy` or `HTTPS_PROXY` for
+/// `https://`, else `all_proxy` or `ALL_PROXY`, except for the hosts `no_proxy` or `NO_PROXY` lists (see
+/// ``ProxySettings``). `http://` goes to an HTTP proxy in absolute form and `https://` through a `CONNECT` tunnel, then
+/// TLS verified against the origin's name; SOCKS5 (`socks5://` resolving here, `socks5h://` at the proxy) tunnels
+/// both. The proxy URL's user name and password go to the proxy only, hidden in logs and errors; a `407` fails with a
+/// ``SluiceError`` that says so. Connections are pooled per origin and proxy. Unix sockets never go through a proxy.
+///
+/// **IPv4 and IPv6.** A host name is resolved on a thread of its own, never on the event loop, and its addresses are
+/// tried in the resolver's order; a URL can also name an address of either family, such as `http://[::1]:8080/`.
+///
+/// **What it does.** Connections are kept alive and reused, at most
+/// ``Configuration/maximumConnectionsPerOrigin`` open to each origin; more requests wait their turn. A connection
+/// carries one request at a time (no pipelining). An idempotent request sent on a kept-alive connection that the
+/// server had closed meanwhile is sent once more on a new connection; a POST is not. Redirects are followed, up to
+/// ``Configuration/maximumRedirects``, dropping the `Authorization`, `Proxy-Authorization` and `Cookie` fields when
+/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does. Cookies are kept in
+/// ``Configuration/cookieStorage`` (`HTTPCookieStorage.shared` by default, as URLSession does) and sent on the requests
+/// and redirects they match. A request body of data is sent with its `Content-Length`, a stream with the
+/// `Content-Length` the request gives, or chunked without one; never both. A stream body is read on the event loop as
+/// the socket takes it, so it must not block for long: files and Sluice's multipart streams read from disk.
+///
+/// **Compressed bodies.** A request is sent with `Accept-Encoding: gzip, deflate, br, zstd`, or as much of it as the
+/// system's libraries decode here (``decodedContentCodings``; zlib, the brotli decoder and zstd, each loaded at run
+/// time where it is installed, none linked), and a body whose `Content-Encoding` lists only those codings is decoded
+/// as it arrives, buffered or streamed, in chunks of at most 64 KiB and with the same back-pressure; its
+/// `Content-Encoding` and `Content-Length` fields stay as sent, as URLSession leaves them, and a streamed body's
+/// ``HTTPBody/expectedLength`` is `nil`. A request that sets its own `Accept-Encoding`, a `Range` request (a download
+/// that resumes sends one), a body with a coding not decoded here, and every body when
+/// ``Configuration/decompressesBodies`` is `false`, are handed over as sent. A body that decodes to more than
+/// ``Configuration/maximumBodySize`` in ``perform(_:)``, or expands more than
+/// ``Configuration/maximumDecompressionRatio`` times, or is corrupt or cut short, fails with a ``SluiceError`` that
+/// names the coding and the bytes received and decoded.
+///
+/// **Limits and errors.** The request's `timeoutInterval` is the longest wait for a byte of the response, as in
+/// ``NetworkRequestPerformer``; connecting has ``Configuration/connectTimeout``; a head has
+/// ``Configuration/maximumHeadTime`` from its first byte. A response whose status line, head, header count or
+/// trailers pass the configured limits, a buffered body larger than
+/// ``Configuration/maximumBodySize``, and a response that breaks HTTP/1.1 (a malformed status line, a field
+/// without a colon, both `Content-Length` and `Transfer-Encoding`, a length that is not a number, a chunk size that
+/// is not hex, bytes beyond the announced length, a body cut short) each fail the request with a ``SluiceError``
+/// that names what was wrong, and the connection is closed rather than pooled. Cancelling the calling task closes
+/// the connection at once and frees its place in the pool.
+///
+/// **Streaming.** ``stream(_:)`` returns at the head. The socket is read only while the reader keeps up: once
+/// ``Configuration/streamReadAhead`` bytes wait unread, reading stops until the reader has taken three quarters of
+/// them, so a body of any size streams in bounded memory.
+public final class SocketRequestPerformer: RequestPerformer {
+    /// How a ``SocketRequestPerformer`` connects, and the limits it holds responses to.
+    public struct Configuration: Sendable {
+        /// The most connections open to one origin at once; 16 by default.
+        public var maximumConnectionsPerOrigin: Int
+        /// How long connecting may take; 10 s by default, `nil` for no limit.
+        public var connectTimeout: Duration?
+        /// How long an idle kept-alive connection stays open; 60 s by default.
+        public var idleConnectionTimeout: Duration
+        /// The longest status line, in bytes; 8 KiB by default.
+        public var maximumStatusLineLength: Int
+        /// The most header fields in a response; 100 by default.
+        public var maximumHeaderCount: Int
+        /// The most bytes in a response's head, status line and fields together, and in its trailers; 64 KiB by
+        /// default.
+        public var maximumHeaderBytes: Int
+        /// The longest a response's head may take to arrive, from its first byte to its empty line; 30 s by default,
+        /// `nil` for no limit.
+        ///
+        /// The request's `timeoutInterval` bounds each silence, so a head that drips a byte at a time would pass it;
+        /// this bounds the whole head. A server that sends nothing at all is bounded by the `timeoutInterval`, and a
+        /// body that drips forever by the client's ``APIClient/deadline`` (see <doc:ProductionBehaviour>).
+        public var maximumHeadTime: Duration?
+        /// The largest body ``SocketRequestPerformer/perform(_:)`` accepts, in bytes; 64 MiB by default.
+        public var maximumBodySize: Int
+        /// The most bytes of a streamed body read ahead of its reader; 256 KiB by default.
+        public var streamReadAhead: Int
+        /// Whether compressed bodies are asked for and decoded; `true` by default.
+        ///
+        /// When `true`, a request without its own `Accept-Encoding` or `Range` is sent with an `Accept-Encoding` that
+        /// lists what this process decodes (``SocketRequestPerformer/decodedContentCodings``), and a body whose
+        /// `Content-Encoding` lists only those codings is decoded as it arrives. When `false`, no `Accept-Encoding` is
+        /// added and every body is handed over as the server sent it.
+        public var decompressesBodies: Bool
+        /// The most a compressed body may expand: a body that decodes to more than this many bytes for each byte
+        /// received fails as a likely decompression bomb; 100 by default, `nil` for no bound.
+        ///
+        /// The first 64 KiB decoded are never refused for their ratio, so that a small body of repetitive text may
+        /// compress as well as it can. JSON and HTML compress between 3 and 20 times with gzip, rarely more than 50;
+        /// a gzip bomb expands about 1,000 times, a brotli or zstd bomb far more.
+        public var maximumDecompressionRatio: Int?
+        /// The most redirects followed for one request; 16 by default, 0 to hand redirects back.
+        public var maximumRedirects: Int
+        /// Whether a redirect from `https` to `http` is followed; not by default.
+        ///
+        /// Such a redirect would send the request in clear text. The other rules of the redirects followed hold
+        /// whatever this says (see <doc:ProductionBehaviour>).
+        public var followsRedirectsFromHTTPSToHTTP: Bool
+        /// The socket every `http://` request goes to instead of its host, if set.
+        public var unixSocketPath: String?
+        /// How `https://` connections are secured; verified against the system's trust store by default.
+        public var tls: TLSConfiguration
+        /// The proxies requests go through; those the environment names by default (``ProxySettings/environment``,
+        /// read when the configuration is made), ``ProxySettings/none`` for none.
+        ///
+        /// Requests to a Unix domain socket, and with ``unixSocketPath``, never go through a proxy.
+        public var proxies: ProxySettings
+        /// Where cookies are kept: every response's `Set-Cookie` fields, a redirect's included, are stored in it, and
+        /// the cookies it holds for a request's URL are sent with it; `HTTPCookieStorage.shared` by default, as
+        /// URLSession's default configuration does, `nil` for none.
+        ///
+        /// A request whose `httpShouldHandleCookies` is `false` gets no stored cookie, and its responses' cookies are
+        /// not stored. A cookie the request names in its own `Cookie` field is sent as it gives it. On a redirect to
+        /// another origin the request's own `Cookie` field is dropped; the stored cookies for the new URL are sent
+        /// (domain, path, `Secure` and expiry as the storage and RFC 6265 match them).
+        public var cookieStorage: HTTPCookieStorage?
+        /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
+        ///
+        /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
+        public var fallback: any RequestPerformer
+
+        /// Creates a configuration; every parameter has the default its property documents.
+        ///
+        /// - Parameters:
+        ///   - maximumConnectionsPerOrigin: The most connections open to one origin at once.
+        ///   - connectTimeout: How long connecting may take.
+        ///   - idleConnectionTimeout: How long an idle kept-alive connection stays open.
+        ///   - maximumStatusLineLength: The longest status line, in bytes.
+        ///   - maximumHeaderCount: The most header fields in a response.
+        ///   - maximumHeaderBytes: The most bytes in a response's head, and in its trailers.
+        ///   - maximumHeadTime: The longest a response's head may take from its first byte to its end.
+        ///   - maximumBodySize: The largest buffered body, in bytes.
+        ///   - streamReadAhead: The most bytes of a streamed body read ahead of its reader.
+        ///   - decompressesBodies: Whether compressed bodies are asked for and decoded.
+        ///   - maximumDecompressionRatio: The most a compressed body may expand, or `nil` for no bound.
+        ///   - maximumRedirects: The most redirects followed for one request.
+        ///   - followsRedirectsFromHTTPSToHTTP: Whether a redirect from `https` to `http` is followed.
+        ///   - unixSocketPath: The socket every `http://` request goes to, if any.
+        ///   - tls: How `https://` connections are secured.
+        ///   - proxies: The proxies requests go through.
+        ///   - cookieStorage: Where cookies are kept, or `nil` for none.
+        ///   - fallback: What sends the schemes the performer does not.
+        public init(
+            maximumConnectionsPerOrigin: Int = 16,
+            connectTimeout: Duration? = .seconds(10),
+            idleConnectionTimeout: Duration = .seconds(60),
+            maximumStatusLineLength: Int = 8 << 10,
+            maximumHeaderCount: Int = 100,
+            maximumHeaderBytes: Int = 64 << 10,
+            maximumHeadTime: Duration? = .seconds(30),
+            maximumBodySize: Int = 64 << 20,
+            streamReadAhead: Int = 256 << 10,
+            decompressesBodies: Bool = true,
+            maximumDecompressionRatio: Int? = 100,
+            maximumRedirects: Int = 16,
+            followsRedirectsFromHTTPSToHTTP: Bool = false,
+            unixSocketPath: String? = nil,
+            tls: TLSConfiguration = TLSConfiguration(),
+            proxies: ProxySettings = .environment,
+            cookieStorage: HTTPCookieStorage? = .shared,
+            fallback: any RequestPerformer = NetworkRequestPerformer()
+        ) {
+            self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
+            self.connectTimeout = connectTimeout
+            self.idleConnectionTimeout = idleConnectionTimeout
+            self.maximumStatusLineLength = maximumStatusLineLength
+            self.maximumHeaderCount = maximumHeaderCount
+            self.maximumHeaderBytes = maximumHeaderBytes
+            self.maximumHeadTime = maximumHeadTime
+            self.maximumBodySize = maximumBodySize
+            self.streamReadAhead = max(1, streamReadAhead)
+            self.decompressesBodies = decompressesBodies
+            self.maximumDecompressionRatio = maximumDecompressionRatio.map { max(1, $0) }
+            self.maximumRedirects = max(0, maximumRedirects)
+            self.followsRedirectsFromHTTPSToHTTP = followsRedirectsFromHTTPSToHTTP
+            self.unixSocketPath = unixSocketPath
+            self.tls = tls
+            self.proxies = proxies
+            self.cookieStorage = cookieStorage
+            self.fallback = fallback
+        }
+    }
+
+    /// The configuration the performer was made with.
+    public let configuration: Configuration
+    let pool: ConnectionPool
+
+    /// Creates a performer with its own pool of connections.
+    ///
+    /// - Parameter configuration: Limits, timeouts and the fallback; the defaults suit most services.
+    public convenience init(configuration: Configuration = Configuration()) {
+        #if canImport(Darwin)
+        self.init(configuration: configuration, tlsLibrary: nil)
+        #else
+        self.init(configuration: configuration, tlsLibrary: try? OpenSSL.shared.get())
+        #endif
+    }
+
+    /// Creates a performer whose `https://` connections use a given OpenSSL, such as a 1.1.1 build the tests load
+    /// from a path, rather than the system's.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits, timeouts and the fallback.
+    ///   - tlsLibrary: The OpenSSL to use; `nil` to send `https://` to the fallback.
+    package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
+        self.configuration = configuration
+        httpsUnavailable =
+            tlsLibrary == nil ? Self.httpsUnavailableReason ?? "this performer was given no OpenSSL" : nil
+        pool = ConnectionPool(
+            settings: ConnectionPool.Settings(
+                maximumConnectionsPerOrigin: configuration.maximumConnectionsPerOrigin,
+                connectTimeout: configuration.connectTimeout,
+                idleTimeout: configuration.idleConnectionTimeout,
+                limits: HeadLimits(
+                    statusLineLength: configuration.maximumStatusLineLength,
+                    headerCount: configuration.maximumHeaderCount,
+                    headBytes: configuration.maximumHeaderBytes,
+                    headTime: configuration.maximumHeadTime
+                ),
+                readAhead: configuration.streamReadAhead,
+                tls: configuration.tls,
+                tlsLibrary: tlsLibrary
+            )
+        )
+    }
+
+    /// Whether this performer sends `https://` requests itself, rather than handing them to its fallback.
+    ///
+    /// `true` on Linux when OpenSSL could be loaded (the system's, unless a test gave the performer another);
+    /// `false` where it could not (a fully static program; ``httpsUnavailableReason`` says why) and on Apple
+    /// platforms, where URLSession applies the system's own TLS policy and trust settings, which a user and their
+    /// device management expect every app to honour.
+    public var handlesHTTPS: Bool { httpsUnavailable == nil }
+
+    /// Why this performer does not send `https://` itself, or `nil` when it does (``handlesHTTPS``).
+    let httpsUnavailable: String?
+
+    /// Why this transport does not send `https://` itself, or `nil` when it does.
+    public static var httpsUnavailableReason: String? {
+        // Apple platforms keep URLSession for https: the system's TLS and trust settings apply there.
+        #if canImport(Darwin)
+        return "on Apple platforms https:// goes to URLSession, which applies the system's TLS and trust settings"
+        #else
+        switch OpenSSL.shared {
+        case .success: return nil
+        case .failure(let error): return error.description
+        }
+        #endif
+    }
+
+    /// Closes every kept-alive connection not carrying a request now.
+    ///
+    /// The next request to their origins opens new ones. Connections in use are left to finish. A performer closes
+    /// its idle connections itself when it is released.
+    public func closeIdleConnections() {
+        pool.closeIdleConnections()
+    }
+
+    /// The content codings this transport decodes, in the order its `Accept-Encoding` lists them: `gzip`, `deflate`,
+    /// `br` and `zstd`, each where the system library that decodes it could be loaded (`libz.so.1`,
+    /// `libbrotlidec.so.1`, `libzstd.so.1`).
+    public static var decodedContentCodings: [String] { ContentCoding.available.map(\.name) }
+
+    /// Why each content coding this transport knows is not decoded here, by coding: its library could not be loaded.
+    ///
+    /// Empty when it decodes all four.
+    public static var undecodedContentCodings: [String: String] {
+        var reasons: [String: String] = [:]
+        for coding in ContentCoding.all {
+            reasons[coding.name] = coding.unavailableReason
+        }
+        return reasons
+    }
+
+    /// An executor that runs tasks on one of the transport's event loops, the next in turn at each call.
+    ///
+    /// A task that prefers it (`withTaskExecutorPreference(_:operation:)`, or
+    /// `Task(executorPreference:operation:)`) runs on that loop's thread, and the connections it opens are that
+    /// loop's: a request is written, answered and handed back on one thread, where otherwise the loop reads the
+    /// answer and wakes a thread of the cooperative pool to take it. It suits a task that sends request after request
+    /// and does little between them; work that takes long (decoding a large body, anything that blocks) holds up
+    /// every connection of the loop while it runs, and belongs on the cooperative pool. That includes what Sluice
+    /// does on the task's own thread: a disk cache reads and writes its files there, `HTTPCookieStorage` may write
+    /// its file, and a request body given as an `InputStream` is read as the socket takes it, so a stream whose
+    /// producer runs on the same loop would wait for it forever.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    public static func loopExecutor() -> any TaskExecutor {
+        EventLoop.next()
+    }
+
+    deinit {
+        pool.closeIdleConnections()
+    }
+
+    /// The connections open now, idle or carrying a request.
+    public var openConnections: Int { pool.openConnections.value }
+
+    /// The gauge that counts ``openConnections``, for a test to await a count rather than poll it.
+    package var openConnectionsGauge: Gauge { pool.openConnections }
+
+    /// The sockets the performer's connections hold open, counted from their making to their descriptor's closing, for
+    /// a test to see that none leak.
+    package var openDescriptorsGauge: Gauge { pool.openDescriptors }
+
+    /// The `SSL` objects the performer's TLS connections hold, for a test to see that none leak; `nil` before its
+    /// first `https://` connection.
+    package var liveSSLObjectsGauge: Gauge? { pool.liveSSLObjects }
+
+    /// The sessions OpenSSL stores in the performer's TLS context, for a test to see that it stores none (the
+    /// performer keeps the last of each origin itself); `nil` before its first `https://` connection.
+    package var sessionsStoredByOpenSSL: Int? { pool.sessionsStoredByOpenSSL }
+
+    /// The requests in flight, for a test to await a count.
+    ///
+    /// They are the connections carrying one, from the moment it takes a connection (or starts to open one) until
+    /// its response has been read to the end, a streamed body's included, or it has failed. A request waiting for a
+    /// connection to be free is not counted.
+    package var requestsInFlightGauge: Gauge { pool.busyConnections }
+
+    /// The kept-alive connections waiting for a request.
+    public var idleConnections: Int { pool.idleConnections }
+
+    /// Sends a request and returns its whole response, whatever the status.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The status, headers and body, and the URL that answered after redirects.
+    /// - Throws: ``SluiceError`` naming what failed (``SluiceError/Code/timedOut`` for a timeout), or
+    ///   `CancellationError` when the calling task was cancelled.
+    public func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        let limit = configuration.maximumBodySize
+        return try await followingRedirects(request, fallback: configuration.fallback.perform) {
+            $0.delivery = .buffered($1, limit: limit)
+        }
+    }
+
+    /// Sends a request and returns as soon as the response's head has arrived, with the body to read as it
+    /// arrives.
+    ///
+    /// The socket is read only while the reader keeps up (see ``Configuration/streamReadAhead``); the request's
+    /// `timeoutInterval` is the longest wait between chunks while it does. Cancelling the reading task, or dropping
+    /// the body before its end, closes the connection at once.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The status, headers and the body to read.
+    /// - Throws: What ``perform(_:)`` throws, before the head; the body throws what fails it later.
+    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+        // A redirect's own body is not wanted: dropping it closes its connection.
+        try await followingRedirects(request, fallback: configuration.fallback.stream) {
+            $0.delivery = .streamed($1)
+        }
+    }
+
+    /// Sends a request and each redirect it leads to, or hands it to the fallback when the transport does not serve
+    /// its URL.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - fallback: The fallback's form of the transport stage.
+    ///   - attach: Sets who waits for an exchange's response: the continuation, as a buffered or streamed delivery.
+    /// - Returns: The response that is not a redirect to follow.
+    /// - Throws: What the exchange or the fallback throws, or ``SluiceError`` after too many redirects.
+    private func followingRedirects<Response: ResponseHead>(
+        _ request: URLRequest,
+        fallback: (URLRequest) async throws -> Response,
+        attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
+    ) async throws -> Response {
+        var current = request
+        for _ in 0...configuration.maximumRedirects {
+            let proxy = try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
+            guard let url = current.url,
+                let origin = Origin(
+                    url,
+                    unixSocketPath: configuration.unixSocketPath,
+                    servesHTTPS: handlesHTTPS,
+                    proxy: proxy
+                )
+            else {
+                try refuseFallbackWithoutTLSSettings(current)
+                return try await fallback(current)
+            }
+            let response = try await exchange(withStoredCookies(current), origin: origin, attach: attach)
+            storeCookies(of: response, for: current)
+            if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
+                throw SluiceError(
+                    .transport,
+                    message:
+                        "the proxy \(proxy) requires authentication (407 Proxy Authentication Required) for \(url.absoluteString): it \(proxy.hasCredentials ? "refused the user name and password from its URL" : "asks for them")",
+                    underlyingError: URLError(.userAuthenticationRequired)
+                )
+            }
+            guard let next = try redirect(current, status: response.status.code, headers: response.headers) else {
+                return response
+            }
+            current = next
+        }
+        throw tooManyRedirects(request)
+    }
+
+    /// Runs one exchange on a pooled connection, and once more on a new connection when a kept-alive one turns
+    /// out to have been closed by the server and the request may be sent twice.
+    private func exchange<Response: Sendable>(
+        _ request: URLRequest,
+        origin: Origin,
+        attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
+    ) async throws -> Response {
+        let head = try RequestHead(
+            request,
+            target: origin,
+            offering: configuration.decompressesBodies ? ContentCoding.acceptEncoding : nil
+        )
+        let decoding =
+            head.offersEncodings ? ContentDecoding(maximumRatio: configuration.maximumDecompressionRatio) : nil
+        let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
+        let reporter = TransportScope.uploadProgress
+        let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
+        var fresh = false
+        EventLoop.requestsInFlight.add(1)
+        defer { EventLoop.requestsInFlight.add(-1) }
+        while true {
+            try Task.checkCancellation()
+            let connection = try await pool.acquire(origin, fresh: fresh)
+            let exchange = Exchange(
+                request: request,
+                head: head,
+                idleTimeout: idleTimeout,
+                upload: reporter,
+                now: connection.loop.now
+            )
+            exchange.decoding = decoding
+            do {
+                return try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        attach(exchange, continuation)
+                        connection.start(exchange)
+                    }
+                } onCancel: {
+                    exchange.cancelled.withLock { $0 = true }
+                    connection.cancel(exchange)
+                }
+            } catch let stale as StaleConnection {
+                guard mayRepeat, !fresh else { throw stale.error }
+                fresh = true
+            }
+        }
+    }
+
+    /// The proxy a request to a URL goes through, if any, its credentials noted for redaction (they are sent with the
+    /// request, though not in its headers as built).
+    ///
+    /// - Throws: ``SluiceError`` when the proxy settings are not usable.
+    func proxy(for url: URL) throws(SluiceError) -> Proxy? {
+        guard configuration.unixSocketPath == nil, let proxy = try configuration.proxies.proxy(for: url) else {
+            return nil
+        }
+        for credential in proxy.credentialsToHide {
+            TransportScope.noteCredential(credential)
+        }
+        return proxy
+    }
+
+    /// The request with the cookies of ``Configuration/cookieStorage`` for its URL, their values noted as credentials
+    /// so that logs and fixtures hide them.
+    private func withStoredCookies(_ request: URLRequest) -> URLRequest {
+        let hostCookies = request.storedCookies(in: configuration.cookieStorage)
+        for cookie in hostCookies {
+            TransportScope.noteCredential(cookie.value)
+        }
+        return request.adding(hostCookies)
+    }
+
+    /// Stores the cookies a response sets in ``Configuration/cookieStorage``, when the request handles cookies.
+    private func storeCookies(of response: some ResponseHead, for request: URLRequest) {
+        guard let storage = configuration.cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
+            return
+        }
+        let values = response.headers.values(for: "Set-Cookie")
+        guard !values.isEmpty else { return }
+        storage.storeCookies(values, from: url, mainDocumentURL: request.mainDocumentURL)
+    }
+
+    /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than
+    /// the default: the fallback would not honour pins, trust roots or a client identity.
+    private func refuseFallbackWithoutTLSSettings(_ request: URLRequest) throws(SluiceError) {
+        guard request.url?.scheme?.lowercased() == "https", !configuration.tls.isDefault, let reason = httpsUnavailable
+        else { return }
+        throw SluiceError(
+            .transport,
+            message:
+                "the request to \(request.url?.absoluteString ?? "?") was not sent: its TLS configuration cannot be honoured, since \(reason)",
+            underlyingError: URLError(.secureConnectionFailed)
+        )
+    }
+
+    /// The request a redirect asks for, or `nil` when the response is not one to follow.
+    ///
+    /// - Throws: ``SluiceError`` when ``RedirectRule`` refuses the redirect; nothing is sent to its target, and the
+    ///   fallback never sees it.
+    private func redirect(_ request: URLRequest, status: Int, headers: HTTPHeaders) throws(SluiceError) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), configuration.maximumRedirects > 0,
+            let location = headers[.location], let from = request.url,
+            let target = URL(string: location, relativeTo: from)?.absoluteURL
+        else { return nil }
+        let allowingDowngrade = configuration.followsRedirectsFromHTTPSToHTTP
+        if let reason = RedirectRule.refusal(
+            from: from,
+            location: location,
+            to: target,
+            allowingDowngrade: allowingDowngrade
+        ) {
+            throw RedirectRule.refused(to: target, because: reason)
+        }
+        var next = request
+        next.url = target
+        let method = request.httpMethod ?? "GET"
+        // As browsers and URLSession do: 303 turns any method but HEAD into GET, and so do 301 and 302 a POST.
+        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Length", "Content-Type", "Transfer-Encoding"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next.droppingCredentials(leaving: from)
+    }
+
+    private func tooManyRedirects(_ request: URLRequest) -> SluiceError {
+        SluiceError(
+            .transport,
+            message:
+                "more than \(configuration.maximumRedirects) redirects, starting at \(request.url?.absoluteString ?? "?")",
+            underlyingError: URLError(.httpTooManyRedirects)
+        )
+    }
+}
