@@ -143,6 +143,25 @@ package final class ChildProcess: @unchecked Sendable {
     /// Whether it has not exited yet.
     package var isRunning: Bool { status.withLock { $0 == nil } }
 
+    /// Waits for a peer that tells its parent nothing when it is ready (nginx, socat, squid, microsocks): checks
+    /// `isReady` every 10 ms while the process runs, for `limit` at most.
+    ///
+    /// - Parameters:
+    ///   - limit: The longest wait.
+    ///   - isReady: Whether the peer is ready: a pid file written, a line logged, a connection accepted.
+    /// - Returns: Whether the peer was ready while the process still ran; `false` when it exited or the limit passed.
+    package func waitUntilReady(within limit: Duration, _ isReady: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while isRunning {
+            if isReady() {
+                return isRunning
+            }
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Its exit status, or 128 and the signal that ended it; `nil` while it runs.
     package var terminationStatus: Int32? { status.withLock { $0 } }
 

@@ -4,6 +4,10 @@ import SluiceCore
 import SluiceTesting
 import Testing
 
+/// Whether the 10,000-request soak runs: minutes of the machine's two cores, so `.ci/run` asks for it and a plain
+/// `swift test` does not.
+let soakRequested = ProcessInfo.processInfo.environment["SLUICE_SOAK"] == "1"
+
 /// Sluice under load, against the loopback server: many requests at once, every kind of outcome, and no memory or
 /// task left behind.
 @Suite(.serialized) struct SoakTests {
@@ -182,7 +186,10 @@ import Testing
     /// Over URLSession, Sluice's own transport, and Sluice's own inside TLS through a relay that passes the server's
     /// faults on as they are (a dropped connection ends in the relay's `close_notify`, a cancelled request's closes
     /// the relay's connection to the server).
-    @Test(arguments: TransportKind.allCases)
+    @Test(
+        .enabled(if: soakRequested, "the soak runs where SLUICE_SOAK=1 is set, as .ci/run sets it"),
+        arguments: TransportKind.allCases
+    )
     func tenThousandRequestsSixtyFourAtATime(_ kind: TransportKind) async throws {
         let server = try LoopbackServer(requestLogLimit: 100)
         let origin = try await kind.origin(of: server)

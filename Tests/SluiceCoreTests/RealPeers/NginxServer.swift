@@ -699,21 +699,17 @@ extension NginxServer {
         // nginx tells its parent nothing when it is ready, so readiness is polled, for 5 seconds at most: its pid file,
         // which it writes after opening its sockets and installing its signal handlers (before them, a SIGTERM from
         // stop() would kill it rather than ask it to exit), then a connection it accepts.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !FileManager.default.fileExists(atPath: pidFile.path) || !acceptsConnections(port: port)
-            || !(tls.map { acceptsConnections(port: $0.port) } ?? true)
-        {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                if process.isRunning {
-                    process.terminate()
-                    _ = waitForExit(exited)
-                }
-                let log = [errorLog, output].compactMap { try? String(contentsOf: $0, encoding: .utf8) }
-                throw NginxServerError(
-                    description: "nginx did not start on port \(port): \(log.joined(separator: "\n"))"
-                )
+        let ready = process.waitUntilReady(within: .seconds(5)) {
+            FileManager.default.fileExists(atPath: pidFile.path) && acceptsConnections(port: port)
+                && (tls.map { acceptsConnections(port: $0.port) } ?? true)
+        }
+        guard ready else {
+            if process.isRunning {
+                process.terminate()
+                _ = waitForExit(exited)
             }
-            usleep(10_000)
+            let log = [errorLog, output].compactMap { try? String(contentsOf: $0, encoding: .utf8) }
+            throw NginxServerError(description: "nginx did not start on port \(port): \(log.joined(separator: "\n"))")
         }
         return (process, exited)
     }

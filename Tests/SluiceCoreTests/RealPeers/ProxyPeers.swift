@@ -141,16 +141,11 @@ final class ProxyPeer: Sendable {
         self.port = port
         self.directory = directory
         // The proxies tell their parent nothing when they are ready: readiness is polled, within a bound.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !NginxServer.acceptsConnections(port: port) {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                stop()
-                throw ProxyPeerError(
-                    description:
-                        "\(executable.path) did not start on port \(port): \(log("output.log"))\(log("cache.log"))"
-                )
-            }
-            usleep(10_000)
+        guard process.waitUntilReady(within: .seconds(10), { NginxServer.acceptsConnections(port: port) }) else {
+            stop()
+            throw ProxyPeerError(
+                description: "\(executable.path) did not start on port \(port): \(log("output.log"))\(log("cache.log"))"
+            )
         }
     }
 

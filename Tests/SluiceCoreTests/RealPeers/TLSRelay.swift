@@ -69,11 +69,7 @@ final class TLSRelay: @unchecked Sendable {
                 standardError: .file(errors)
             )
             let listening = { (try? String(contentsOf: log, encoding: .utf8))?.contains(" listening on ") == true }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning && ContinuousClock.now < deadline && !listening() {
-                usleep(10_000)
-            }
-            if process.isRunning && listening() {
+            if process.waitUntilReady(within: .seconds(5), listening) {
                 self.port = port
                 self.process = process
                 return
