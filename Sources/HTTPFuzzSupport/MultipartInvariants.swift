@@ -1,7 +1,7 @@
 import Foundation
 package import SluiceEndpoints
 
-/// What must hold for every form ``MultipartFormEncoder`` writes: the body reads back, with an independent reader,
+/// What must hold for every form ``MultipartForm/Encoder`` writes: the body reads back, with an independent reader,
 /// as the same parts; no part's content holds the boundary delimiter, at the start of the content or after CR or
 /// LF; and a form that cannot be written is refused with an error naming the part, or the boundary, at fault.
 package enum MultipartInvariants {
@@ -44,8 +44,8 @@ package enum MultipartInvariants {
         let contents = parts.map { part in part.bytesInMemory.map(Array.init) ?? [] }
         let body: RequestBody
         do {
-            body = try MultipartFormEncoder(boundary: boundary).encodeBody(MultipartForm(parts))
-        } catch let error as EndpointBuildError {
+            body = try MultipartForm.Encoder(boundary: boundary).encodeBody(MultipartForm(parts))
+        } catch let error as SluiceError.InvalidField {
             return refusal(error, parts: parts, contents: contents, delimiter: delimiter)
         } catch let error as EncodingError {
             guard case .invalidValue(_, let context) = error, context.debugDescription.contains("boundary"),
@@ -88,7 +88,7 @@ package enum MultipartInvariants {
 
     /// Checks that a refusal names a part whose content type or content is at fault.
     private static func refusal(
-        _ error: EndpointBuildError,
+        _ error: SluiceError.InvalidField,
         parts: [MultipartForm.Part],
         contents: [[UInt8]],
         delimiter: [UInt8]

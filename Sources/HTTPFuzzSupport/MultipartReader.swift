@@ -1,4 +1,4 @@
-/// A reader of the `multipart/form-data` bodies ``MultipartFormEncoder`` writes, kept apart from the encoder so that
+/// A reader of the `multipart/form-data` bodies ``MultipartForm/Encoder`` writes, kept apart from the encoder so that
 /// each checks the other.
 ///
 /// It reads RFC 2046's layout strictly: the first delimiter at the start, each part's header lines up to a blank

@@ -3,13 +3,13 @@ import SluiceJSON
 
 /// What must hold for every input to Sluice's JSON deserializer, checked by the fuzzer on every input it makes up
 /// and by the test suite on every input the fuzzer found interesting.
-public enum JSONInvariants {
+package enum JSONInvariants {
     /// Parses an input with tight limits and checks that an accepted document writes back as JSON that parses to an
     /// equal document, and that a rejected one has an error located inside the input.
     ///
     /// - Parameter bytes: The input.
     /// - Returns: A description of the broken invariant, or `nil` when they all hold.
-    public static func violation(in bytes: UnsafeRawBufferPointer) -> String? {
+    package static func violation(in bytes: UnsafeRawBufferPointer) -> String? {
         let data = Data(bytes)
         let deserializer = JSONDeserializer(maximumDepth: 64, maximumSize: 1 << 20, emptyBody: .reject)
         do {

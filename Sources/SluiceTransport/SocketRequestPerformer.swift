@@ -32,7 +32,7 @@ import Foundation
 /// **Proxies.** Requests go through the proxies ``Configuration/proxies`` names, by default those of the environment,
 /// read as curl reads them: `http_proxy` (lower case only) for `http://`, `https_proxy` or `HTTPS_PROXY` for
 /// `https://`, else `all_proxy` or `ALL_PROXY`, except for the hosts `no_proxy` or `NO_PROXY` lists (see
-/// ``ProxySettings``). `http://` goes to an HTTP proxy in absolute form and `https://` through a `CONNECT` tunnel, then
+/// ``Proxy/Settings``). `http://` goes to an HTTP proxy in absolute form and `https://` through a `CONNECT` tunnel, then
 /// TLS verified against the origin's name; SOCKS5 (`socks5://` resolving here, `socks5h://` at the proxy) tunnels
 /// both. The proxy URL's user name and password go to the proxy only, hidden in logs and errors; a `407` fails with a
 /// ``SluiceError`` that says so. Connections are pooled per origin and proxy. Unix sockets never go through a proxy.
@@ -128,11 +128,11 @@ public final class SocketRequestPerformer: RequestPerformer {
         public var unixSocketPath: String?
         /// How `https://` connections are secured; verified against the system's trust store by default.
         public var tls: TLSConfiguration
-        /// The proxies requests go through; those the environment names by default (``ProxySettings/environment``,
-        /// read when the configuration is made), ``ProxySettings/none`` for none.
+        /// The proxies requests go through; those the environment names by default (``Proxy/Settings/environment``,
+        /// read when the configuration is made), ``Proxy/Settings/none`` for none.
         ///
         /// Requests to a Unix domain socket, and with ``unixSocketPath``, never go through a proxy.
-        public var proxies: ProxySettings
+        public var proxies: Proxy.Settings
         /// Where cookies are kept: every response's `Set-Cookie` fields, a redirect's included, are stored in it, and
         /// the cookies it holds for a request's URL are sent with it; `HTTPCookieStorage.shared` by default, as
         /// URLSession's default configuration does, `nil` for none.
@@ -184,7 +184,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             followsRedirectsFromHTTPSToHTTP: Bool = false,
             unixSocketPath: String? = nil,
             tls: TLSConfiguration = TLSConfiguration(),
-            proxies: ProxySettings = .environment,
+            proxies: Proxy.Settings = .environment,
             cookieStorage: HTTPCookieStorage? = .shared,
             fallback: any RequestPerformer = NetworkRequestPerformer()
         ) {
@@ -371,7 +371,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Parameter request: The request to send.
     /// - Returns: The status, headers and the body to read.
     /// - Throws: What ``perform(_:)`` throws, before the head; the body throws what fails it later.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         // A redirect's own body is not wanted: dropping it closes its connection.
         try await followingRedirects(request, fallback: configuration.fallback.stream) {
             $0.delivery = .streamed($1)

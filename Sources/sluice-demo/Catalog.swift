@@ -21,12 +21,16 @@ enum Catalog {
             return .json("{\"id\": 4, \(posted)}", status: 201)
         }
         server.route("GET", "/users/42", response: .json(#"{"message": "no user with id 42"}"#, status: 404))
-        server.route("GET", "/reports/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(10)))
+        server.route(
+            "GET",
+            "/reports/slow",
+            response: LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(10))
+        )
         server.route("GET", "/broken", response: .json(#"{"id": 1, "name": "Ada",, "email": null}"#))
         // An 8 MiB archive that can be resumed; its first download is cut at 3 MiB.
         let downloads = Locked(0)
         server.route("GET", "/archive") { _ in
-            let archive = LoopbackResponse.generated(
+            let archive = LoopbackServer.Response.generated(
                 byteCount: archiveSize,
                 chunkSize: 64 << 10,
                 pause: .milliseconds(4)
@@ -44,7 +48,7 @@ enum Catalog {
             "/prices",
             response: .serverSentEvents(
                 [41.5, 41.75, 42.0, 41.9].enumerated().map { index, price in
-                    LoopbackResponse.ServerSentEvent(
+                    LoopbackServer.Response.SentEvent(
                         event: "price",
                         data: #"{"symbol": "ACME", "price": \#(price)}"#,
                         id: String(index + 1),

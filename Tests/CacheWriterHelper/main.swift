@@ -10,7 +10,7 @@ struct PatternOrigin: RequestPerformer {
         try await stream(request).collect(upTo: .max)
     }
 
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let index = Int(request.url?.lastPathComponent ?? "") ?? 0
         let body = CacheEntryPattern.body(index)
         let chunks = stride(from: 0, to: body.count, by: 16_384).map {
@@ -21,7 +21,7 @@ struct PatternOrigin: RequestPerformer {
             continuation.yield(chunk)
         }
         continuation.finish()
-        return StreamedHTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=3600"], body: HTTPBody(stream))
+        return HTTPResponse.Streamed(status: .ok, headers: ["Cache-Control": "max-age=3600"], body: HTTPBody(stream))
     }
 }
 

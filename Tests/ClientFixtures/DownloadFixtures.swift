@@ -1,5 +1,5 @@
 package import Foundation
-import SluiceCore
+package import SluiceCore
 package import SluiceTesting
 
 /// A directory of its own for one test's files, removed with everything in it when the test drops it.
@@ -36,23 +36,23 @@ package final class ScratchDirectory: Sendable {
 /// with the next of the faults the test asks for.
 package final class RangedFile: Sendable {
     package let content: Data
-    package let validators: [LoopbackHeader]
-    private let faults: Locked<[LoopbackResponse.Fault?]>
+    package let validators: [HTTPHeaders.Field]
+    private let faults: Locked<[LoopbackServer.Response.Fault?]>
 
-    package init(_ content: Data, validators: [LoopbackHeader] = [], faults: [LoopbackResponse.Fault?] = []) {
+    package init(_ content: Data, validators: [HTTPHeaders.Field] = [], faults: [LoopbackServer.Response.Fault?] = []) {
         self.content = content
         self.validators = validators
         self.faults = Locked(faults)
     }
 
-    package func respond(to request: LoopbackRequest) -> LoopbackResponse {
+    package func respond(to request: LoopbackServer.Request) -> LoopbackServer.Response {
         var response = answer(request)
         response.fault = faults.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         return response
     }
 
-    private func answer(_ request: LoopbackRequest) -> LoopbackResponse {
-        let full = LoopbackResponse(status: 200, headers: validators, body: content)
+    private func answer(_ request: LoopbackServer.Request) -> LoopbackServer.Response {
+        let full = LoopbackServer.Response(status: 200, headers: validators, body: content)
         guard let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
             let start = Int(range.dropFirst("bytes=".count).dropLast())
         else { return full }
@@ -60,12 +60,12 @@ package final class RangedFile: Sendable {
             return full
         }
         guard start < content.count else {
-            return LoopbackResponse(status: 416, headers: [LoopbackHeader("Content-Range", "bytes */\(content.count)")])
+            return LoopbackServer.Response(status: 416, headers: [.init("Content-Range", "bytes */\(content.count)")])
         }
-        return LoopbackResponse(
+        return LoopbackServer.Response(
             status: 206,
             headers: validators + [
-                LoopbackHeader("Content-Range", "bytes \(start)-\(content.count - 1)/\(content.count)")
+                HTTPHeaders.Field("Content-Range", "bytes \(start)-\(content.count - 1)/\(content.count)")
             ],
             body: content.subdata(in: start..<content.count)
         )

@@ -49,7 +49,7 @@ package final class ScriptedStreams: RequestPerformer {
     /// The writers of the bodies handed out, in order.
     package var writers: [HTTPBody.Writer] { recorded.withLock { $0.writers } }
 
-    package func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    package func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let index = recorded.withLock { recorded in
             recorded.requests.append(request)
             return recorded.requests.count - 1
@@ -65,7 +65,7 @@ package final class ScriptedStreams: RequestPerformer {
         case .failed(let error): writer.finish(throwing: error)
         case .open: break
         }
-        return StreamedHTTPResponse(status: scripted.status, headers: scripted.headers, body: body)
+        return HTTPResponse.Streamed(status: scripted.status, headers: scripted.headers, body: body)
     }
 
     package func perform(_ request: URLRequest) async throws -> HTTPResponse {

@@ -8,7 +8,7 @@ import SluiceCore
 /// let arrived = Signal("the request at the server")
 /// server.route("/slow") { _ in
 ///     arrived.fire()
-///     return LoopbackResponse.text("late").delayed(by: .seconds(30))
+///     return LoopbackServer.Response.text("late").delayed(by: .seconds(30))
 /// }
 /// let task = Task { try await client.perform(Slow(url: server.url("/slow"))) }
 /// try await arrived.wait()

@@ -150,8 +150,8 @@ struct ChunkedPerformer: RequestPerformer {
         HTTPResponse(status: .ok, headers: ["Content-Type": contentType], body: body)
     }
 
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
-        StreamedHTTPResponse(
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
+        HTTPResponse.Streamed(
             status: .ok,
             headers: ["Content-Type": contentType],
             body: HTTPBody(ChunkedBody(body), expectedLength: Int64(body.count))

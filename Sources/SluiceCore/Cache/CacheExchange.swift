@@ -67,7 +67,7 @@ struct CacheExchange: Sendable {
     private func serve(
         _ entry: CacheEntry,
         at now: Date,
-        as kind: HTTPCacheOutcome.Kind,
+        as kind: HTTPCache.Outcome.Kind,
         _ detail: String? = nil
     ) -> CacheAnswer? {
         var headers = entry.headers

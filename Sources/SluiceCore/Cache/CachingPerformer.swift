@@ -10,7 +10,7 @@
 ///
 /// `GET` responses are stored; a `HEAD` is answered from a stored `GET` and its response updates one (4.3.5); a
 /// successful unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, ...) invalidates its target and the same-origin
-/// `Location` and `Content-Location` (4.4). Every response carries the cache's ``HTTPCacheOutcome`` in a
+/// `Location` and `Content-Location` (4.4). Every response carries the cache's ``HTTPCache/Outcome`` in a
 /// `Cache-Status` field. A streamed body (``stream(_:)``) is stored as it passes through, up to
 /// ``HTTPCache/maximumEntrySize``, and never gathered whole for the cache's sake.
 ///
@@ -54,9 +54,9 @@ public struct CachingPerformer: WrappingPerformer {
     /// Answers a request from the cache, or streams it from the origin, storing its body as it passes through.
     ///
     /// - Parameter request: The request.
-    /// - Returns: The response, with its ``StreamedHTTPResponse/cacheOutcome``.
+    /// - Returns: The response, with its ``HTTPResponse/Streamed/cacheOutcome``.
     /// - Throws: What the base performer throws, unless `stale-if-error` allows a stored response instead.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let base = self.base
         let answer = try await CacheExchange(cache: cache, request: request) { request in
             let response = try await base.stream(request)
@@ -67,7 +67,7 @@ public struct CachingPerformer: WrappingPerformer {
                 body: .stream(response.body)
             )
         }.run()
-        return StreamedHTTPResponse(
+        return HTTPResponse.Streamed(
             status: answer.status,
             headers: answer.headers,
             url: answer.url,
@@ -95,9 +95,9 @@ struct CacheAnswer: Sendable {
     }
 
     /// This answer with the cache's outcome added to its `Cache-Status`.
-    func marked(_ kind: HTTPCacheOutcome.Kind, _ detail: String? = nil) -> CacheAnswer {
+    func marked(_ kind: HTTPCache.Outcome.Kind, _ detail: String? = nil) -> CacheAnswer {
         var copy = self
-        copy.headers.add(HTTPCacheOutcome(kind, detail: detail).cacheStatusMember, for: Header("Cache-Status"))
+        copy.headers.add(HTTPCache.Outcome(kind, detail: detail).cacheStatusMember, for: Header("Cache-Status"))
         return copy
     }
 }

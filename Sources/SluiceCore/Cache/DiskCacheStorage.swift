@@ -434,7 +434,7 @@ private struct FileChunks: AsyncSequence, Sendable {
     }
 }
 
-extension HTTPCacheStore {
+extension HTTPCache.Store {
     /// A store in a directory on disk, shared safely by several processes, that keeps what it holds across launches.
     ///
     /// Each entry is one file, written completely before it is renamed into place: a process killed at any point
@@ -447,8 +447,8 @@ extension HTTPCacheStore {
     ///   - limit: The most bytes of entry files kept; 50 MiB by default.
     /// - Returns: The store.
     /// - Throws: ``SluiceError/Code/transport`` when the directory cannot be created.
-    public static func disk(at directory: URL, limit: Int = 50 << 20) throws(SluiceError) -> HTTPCacheStore {
-        HTTPCacheStore(storage: try DiskCacheStorage(directory: directory, limit: limit))
+    public static func disk(at directory: URL, limit: Int = 50 << 20) throws(SluiceError) -> HTTPCache.Store {
+        HTTPCache.Store(storage: try DiskCacheStorage(directory: directory, limit: limit))
     }
 }
 

@@ -12,7 +12,7 @@
 /// `now` is `startDate` plus the time elapsed on that clock since the cache was made.
 public struct HTTPCache: Sendable {
     /// Where responses are stored.
-    public let store: HTTPCacheStore
+    public let store: HTTPCache.Store
     /// The largest body stored, in bytes: a longer one passes through and is not stored.
     public let maximumEntrySize: Int
     /// The longest heuristic freshness lifetime given to a response without explicit freshness (4.2.2).
@@ -33,7 +33,7 @@ public struct HTTPCache: Sendable {
     ///   - clock: The clock time is measured on; a `ContinuousClock` unless a test passes a `TestClock`.
     ///   - startDate: The date at which the clock's time starts counting; now by default.
     public init(
-        store: HTTPCacheStore = .memory(),
+        store: HTTPCache.Store = .memory(),
         maximumEntrySize: Int = 5 << 20,
         heuristicFreshnessLimit: Duration = .seconds(86_400),
         clock: any Clock<Duration> = ContinuousClock(),

@@ -55,7 +55,7 @@ public struct AuthenticatingPerformer: WrappingPerformer {
     /// - Parameter request: The request.
     /// - Returns: The response, with its body still arriving; a 401 after the replay is returned as it is.
     /// - Throws: What the refresh or the base performer throws.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         guard carriesCredential(request) else {
             return try await base.stream(request)
         }

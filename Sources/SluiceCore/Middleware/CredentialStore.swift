@@ -2,11 +2,11 @@
 ///
 /// ```swift
 /// let tokens = CredentialStore(
-///     credential: Credential(authorization: "Bearer \(savedToken)"),
+///     credential: CredentialStore.Credential(authorization: "Bearer \(savedToken)"),
 ///     hosts: ["api.example.com"]
 /// ) { expired in
 ///     let token = try await refreshToken()
-///     return Credential(authorization: "Bearer \(token)")
+///     return CredentialStore.Credential(authorization: "Bearer \(token)")
 /// }
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
 /// ```
@@ -22,12 +22,12 @@ public actor CredentialStore {
     /// The hosts the credential is sent to, compared case-insensitively.
     public nonisolated let hosts: Set<String>
 
-    private var credential: Credential?
+    private var credential: CredentialStore.Credential?
     private var generation = 0
-    private var refreshing: Task<(Credential, Int), any Error>?
+    private var refreshing: Task<(CredentialStore.Credential, Int), any Error>?
     /// Why the last refresh failed, for requests refused with the credential it was meant to replace.
     private var lastFailure: (any Error)?
-    private let refresh: @Sendable (Credential?) async throws -> Credential
+    private let refresh: @Sendable (CredentialStore.Credential?) async throws -> CredentialStore.Credential
     private var refreshCount = 0
 
     /// Creates a store.
@@ -37,9 +37,9 @@ public actor CredentialStore {
     ///   - hosts: The hosts the credential is sent to.
     ///   - refresh: Obtains a new credential, given the one that was refused.
     public init(
-        credential: Credential?,
+        credential: CredentialStore.Credential?,
         hosts: Set<String>,
-        refresh: @escaping @Sendable (Credential?) async throws -> Credential
+        refresh: @escaping @Sendable (CredentialStore.Credential?) async throws -> CredentialStore.Credential
     ) {
         self.credential = credential
         self.hosts = Set(hosts.map { $0.lowercased() })
@@ -59,7 +59,7 @@ public actor CredentialStore {
     }
 
     /// The current credential and its generation, refreshing first when there is none.
-    func current() async throws -> (Credential, Int) {
+    func current() async throws -> (CredentialStore.Credential, Int) {
         if let refreshing {
             return try await refreshing.value
         }
@@ -70,7 +70,7 @@ public actor CredentialStore {
     }
 
     /// A credential newer than the given generation: the one a concurrent refresh produced, or a new one.
-    func refreshed(after refusedGeneration: Int) async throws -> (Credential, Int) {
+    func refreshed(after refusedGeneration: Int) async throws -> (CredentialStore.Credential, Int) {
         if generation > refusedGeneration {
             // A refresh ended since this request's credential was sent: share its outcome, good or bad.
             if let credential {
@@ -87,7 +87,7 @@ public actor CredentialStore {
         let refresh = self.refresh
         // The refresh is shared by every refused request, so it runs outside the context of the one that started it:
         // a performer it sends its own request through must not count that request's attempts or rebuild it.
-        let task = Task { () async throws -> (Credential, Int) in
+        let task = Task { () async throws -> (CredentialStore.Credential, Int) in
             do {
                 let fresh = try await RequestContext.withoutCurrent { try await refresh(refused) }
                 return self.install(fresh)
@@ -101,7 +101,7 @@ public actor CredentialStore {
         return try await task.value
     }
 
-    private func install(_ fresh: Credential) -> (Credential, Int) {
+    private func install(_ fresh: CredentialStore.Credential) -> (CredentialStore.Credential, Int) {
         credential = fresh
         lastFailure = nil
         generation += 1
@@ -119,20 +119,22 @@ public actor CredentialStore {
     }
 }
 
-/// A credential: the value of the `Authorization` header it is sent as.
-public struct Credential: Sendable, Hashable {
-    /// The `Authorization` header value, such as `Bearer abc123`.
-    public var authorization: String
+extension CredentialStore {
+    /// A credential: the value of the `Authorization` header it is sent as.
+    public struct Credential: Sendable, Hashable {
+        /// The `Authorization` header value, such as `Bearer abc123`.
+        public var authorization: String
 
-    /// Creates a credential.
-    ///
-    /// - Parameter authorization: The `Authorization` header value.
-    public init(authorization: String) {
-        self.authorization = authorization
+        /// Creates a credential.
+        ///
+        /// - Parameter authorization: The `Authorization` header value.
+        public init(authorization: String) {
+            self.authorization = authorization
+        }
     }
 }
 
-extension Credential: CustomStringConvertible {
+extension CredentialStore.Credential: CustomStringConvertible {
     /// The scheme only, so that logging a credential never shows the secret: `Credential(Bearer ***)`.
     public var description: String {
         "Credential(\(authorization.split(separator: " ").first.map(String.init) ?? "") ***)"

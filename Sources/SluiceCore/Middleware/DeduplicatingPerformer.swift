@@ -108,7 +108,7 @@ public final class DeduplicatingPerformer: WrappingPerformer {
     /// - Parameter request: The request.
     /// - Returns: The base performer's response.
     /// - Throws: What the base performer throws.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         try await base.stream(request)
     }
 

@@ -38,8 +38,8 @@ extension RequestContext {
     /// - Throws: What `body` throws.
     public static func withContext(
         forStreaming request: URLRequest,
-        _ body: (RequestContext) async throws -> StreamedHTTPResponse
-    ) async throws -> StreamedHTTPResponse {
+        _ body: (RequestContext) async throws -> HTTPResponse.Streamed
+    ) async throws -> HTTPResponse.Streamed {
         if let current {
             return try await body(current)
         }
@@ -85,10 +85,10 @@ extension RequestContext {
     /// - Returns: The response `body` returns, with a body that sends the finish event when it ends.
     /// - Throws: What `body` throws.
     public func runStreaming(
-        _ body: (RequestContext) async throws -> StreamedHTTPResponse
-    ) async throws -> StreamedHTTPResponse {
+        _ body: (RequestContext) async throws -> HTTPResponse.Streamed
+    ) async throws -> HTTPResponse.Streamed {
         let start = ContinuousClock.now
-        let response: StreamedHTTPResponse
+        let response: HTTPResponse.Streamed
         do {
             response = try await withCurrent { try await body(self) }
         } catch {

@@ -1,4 +1,4 @@
-/// A performer that tries a request again when it fails in a way worth retrying, as its ``RetryPolicy`` says.
+/// A performer that tries a request again when it fails in a way worth retrying, as its ``RetryingPerformer/Policy`` says.
 ///
 /// ```swift
 /// let client = APIClient(requestPerformer: NetworkRequestPerformer().retrying(.default))
@@ -17,7 +17,7 @@ public struct RetryingPerformer: WrappingPerformer {
     /// The performer that sends each attempt.
     public let base: any RequestPerformer
     /// When and how long to wait.
-    public let policy: RetryPolicy
+    public let policy: RetryingPerformer.Policy
     /// The clock the waits and the policy's deadline are measured on; a `ContinuousClock` unless a test passes a
     /// `TestClock`.
     public let clock: any Clock<Duration>
@@ -28,7 +28,11 @@ public struct RetryingPerformer: WrappingPerformer {
     ///   - base: The performer that sends each attempt.
     ///   - policy: When and how long to wait.
     ///   - clock: The clock the waits and the deadline are measured on; a `ContinuousClock` by default.
-    public init(base: any RequestPerformer, policy: RetryPolicy, clock: any Clock<Duration> = ContinuousClock()) {
+    public init(
+        base: any RequestPerformer,
+        policy: RetryingPerformer.Policy,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.base = base
         self.policy = policy
         self.clock = clock
@@ -57,7 +61,7 @@ public struct RetryingPerformer: WrappingPerformer {
     /// - Returns: The first response that is not retried, or the last one, with its body still arriving.
     /// - Throws: A ``SluiceError`` with every attempt's failure when the last attempt fails before its head;
     ///   `CancellationError` when the task is cancelled during a wait; what the base performer throws otherwise.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         try await RequestContext.withContext(forStreaming: request) { context in
             try await attempts(of: request, in: context) { try await base.stream($0) }
         }
@@ -189,11 +193,11 @@ extension RequestPerformer {
     /// This performer, trying requests again as a policy says.
     ///
     /// - Parameters:
-    ///   - policy: When and how long to wait; ``RetryPolicy/default`` by default.
+    ///   - policy: When and how long to wait; ``RetryingPerformer/Policy/default`` by default.
     ///   - clock: The clock the waits and the deadline are measured on; a `ContinuousClock` by default.
     /// - Returns: The retrying performer.
     public func retrying(
-        _ policy: RetryPolicy = .default,
+        _ policy: RetryingPerformer.Policy = .default,
         clock: any Clock<Duration> = ContinuousClock()
     ) -> RetryingPerformer {
         RetryingPerformer(base: self, policy: policy, clock: clock)

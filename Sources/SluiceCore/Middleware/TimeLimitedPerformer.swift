@@ -10,7 +10,7 @@
 /// let client = APIClient(
 ///     requestPerformer: NetworkRequestPerformer()
 ///         .timeLimited(to: .seconds(5))  // each attempt
-///         .retrying(RetryPolicy(maximumAttempts: 3))
+///         .retrying(RetryingPerformer.Policy(maximumAttempts: 3))
 ///         .timeLimited(to: .seconds(12))  // all of them
 /// )
 /// ```
@@ -67,7 +67,7 @@ public struct TimeLimitedPerformer: WrappingPerformer {
     /// - Returns: The base performer's response, with a body that fails when the limit passes.
     /// - Throws: `URLError(.timedOut)` when the limit passes before the head; what the base performer throws
     ///   otherwise.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let base = self.base
         let elapsed = Stopwatch(clock)
         let response = try await withTimeLimit(limit, clock: clock) {

@@ -48,7 +48,7 @@ public final class ObservingPerformer: WrappingPerformer {
     /// - Parameter request: The request.
     /// - Returns: The base performer's response.
     /// - Throws: What the base performer throws.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         try await RequestContext.withContext(forStreaming: request) { context in
             announce(request, in: context)
             return try await base.stream(request)

@@ -27,7 +27,7 @@ extension APIClient {
     /// - Parameter request: The request; its parser and `parse` are not used.
     /// - Returns: The head and the body.
     /// - Throws: ``SluiceError`` naming the stage that failed before the body.
-    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
+    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> HTTPResponse.Streamed {
         var exchange = Exchange()
         do {
             let elapsed = deadline.map { _ in Stopwatch(self.clock) }

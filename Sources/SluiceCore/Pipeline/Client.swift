@@ -25,7 +25,7 @@ public protocol Client: Sendable {
     /// - Parameter request: The request to send; its parser and `parse` are not used.
     /// - Returns: The head and the body, whose errors are ``SluiceError``s.
     /// - Throws: ``SluiceError`` naming the stage that failed before the body.
-    func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse
+    func stream<R: Request>(_ request: R) async throws(SluiceError) -> HTTPResponse.Streamed
 
     /// Opens a WebSocket described by a request: built as any request is, its handshake sent through the client's
     /// performer, so that its middleware (a credential, a retry policy, an observer) applies.
@@ -51,7 +51,7 @@ extension Client {
     /// - Parameter request: The request.
     /// - Returns: Never.
     /// - Throws: ``SluiceError/Code/transport`` saying that the client does not stream.
-    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
+    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> HTTPResponse.Streamed {
         throw SluiceError(.transport, message: "\(Self.self) does not stream responses")
     }
 

@@ -69,11 +69,11 @@ extension Client {
     /// waits the time the server's last `retry` field set or, when it set none, the policy's backoff, then sends the
     /// request again, built afresh, with `Last-Event-ID` set to the last event ID the server gave, so that it can
     /// resume after it. A reconnection that fails in the transport, or is answered with one of the policy's
-    /// ``RetryPolicy/retryableStatuses``, counts as a failed attempt and is tried again; after
-    /// ``RetryPolicy/maximumAttempts`` attempts in a row with no event between them, the stream throws the last
+    /// ``RetryingPerformer/Policy/retryableStatuses``, counts as a failed attempt and is tried again; after
+    /// ``RetryingPerformer/Policy/maximumAttempts`` attempts in a row with no event between them, the stream throws the last
     /// failure (or, when the server had closed the stream normally, ends). Another status, a `Content-Type` that is
     /// not an event stream, an event past its limit or the reading task's cancellation end it at once. A request
-    /// the policy does not allow to be sent again (a `POST`, unless ``RetryPolicy/retriesNonIdempotentMethods``) is
+    /// the policy does not allow to be sent again (a `POST`, unless ``RetryingPerformer/Policy/retriesNonIdempotentMethods``) is
     /// not reconnected.
     ///
     /// ```swift
@@ -84,13 +84,13 @@ extension Client {
     ///
     /// - Parameters:
     ///   - request: The request; its parser and `parse` are not used.
-    ///   - policy: How often and after how long to reconnect, or `nil` not to; ``RetryPolicy/default`` by default.
+    ///   - policy: How often and after how long to reconnect, or `nil` not to; ``RetryingPerformer/Policy/default`` by default.
     ///   - clock: The clock the waits are measured on; a `ContinuousClock` by default.
     /// - Returns: The events, read once.
     /// - Throws: ``SluiceError`` naming the stage that failed before the first event stream's body.
     public func events<R: Request>(
         _ request: R,
-        reconnecting policy: RetryPolicy? = .default,
+        reconnecting policy: RetryingPerformer.Policy? = .default,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(SluiceError) -> ResponseStream<ServerSentEvent> {
         let first = try await eventStream(request)
@@ -108,7 +108,7 @@ extension Client {
     }
 
     /// Sends a request for an event stream: checks its type, and answers a 204 with an empty body.
-    fileprivate func eventStream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
+    fileprivate func eventStream<R: Request>(_ request: R) async throws(SluiceError) -> HTTPResponse.Streamed {
         let head = try await stream(request)
         if head.status.code == 204 {
             return head.replacingBody(with: HTTPBody(Data()))
@@ -132,7 +132,7 @@ extension Client {
 private struct EventConnection<C: Client, R: Request>: Sendable {
     let client: C
     let request: R
-    let policy: RetryPolicy?
+    let policy: RetryingPerformer.Policy?
     let clock: any Clock<Duration>
 
     /// Where the stream is: the events being read, the last event ID and reconnection time, and the attempts made
@@ -145,7 +145,7 @@ private struct EventConnection<C: Client, R: Request>: Sendable {
         var failedAttempts = 0
         var ended = false
 
-        init(current: StreamedHTTPResponse) {
+        init(current: HTTPResponse.Streamed) {
             events = current.body.decodingServerSentEvents().makeAsyncIterator()
             response = HTTPResponse(status: current.status, headers: current.headers, url: current.url)
             // A 204 says there is nothing to send: not even a reconnection.

@@ -70,7 +70,7 @@ public struct ResponseStream<Element: Sendable>: AsyncSequence, Sendable {
     ///   - elements: The typed elements read from its body.
     /// - Returns: The stream, its errors made ``SluiceError``s.
     static func reading<S: AsyncSequence & Sendable>(
-        _ head: StreamedHTTPResponse,
+        _ head: HTTPResponse.Streamed,
         _ elements: S
     ) -> ResponseStream<Element> where S.Element == Element {
         let response = HTTPResponse(status: head.status, headers: head.headers, url: head.url)

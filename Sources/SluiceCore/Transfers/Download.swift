@@ -30,7 +30,7 @@ public struct Download: Sendable {
     /// it.
     public let progress: AsyncStream<TransferProgress>
 
-    private let transfer: Transfer<DownloadResult>
+    private let transfer: Transfer<Download.Result>
 
     /// Starts a download.
     ///
@@ -40,8 +40,9 @@ public struct Download: Sendable {
     init(
         destination: URL,
         operation:
-            @escaping @Sendable (AsyncStream<TransferProgress>.Continuation) async -> Result<
-                DownloadResult, SluiceError
+            @escaping @Sendable (AsyncStream<TransferProgress>.Continuation) async ->
+            Swift.Result<
+                Download.Result, SluiceError
             >
     ) {
         self.destination = destination
@@ -55,7 +56,7 @@ public struct Download: Sendable {
     ///
     /// - Returns: The file in place, the response it came from, its size, and where it resumed.
     /// - Throws: ``SluiceError``: what failed the request, its body or the file (see <doc:Downloads>).
-    public func finished() async throws(SluiceError) -> DownloadResult {
+    public func finished() async throws(SluiceError) -> Download.Result {
         try await transfer.finished()
     }
 

@@ -13,8 +13,9 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
     var recordURL: URL { partialURL.appendingPathExtension("resume") }
 
     /// Downloads the file, reporting the bytes written as they reach it.
-    func run(reporting progress: AsyncStream<TransferProgress>.Continuation) async throws(SluiceError) -> DownloadResult
-    {
+    func run(
+        reporting progress: AsyncStream<TransferProgress>.Continuation
+    ) async throws(SluiceError) -> Download.Result {
         guard destination.isFileURL else {
             throw SluiceError(
                 .deserialize,
@@ -43,7 +44,7 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
         }
         let sent = HeaderSettingRequest(base: request, headers: headers)
         let urlRequest = try? sent.build()
-        let head: StreamedHTTPResponse
+        let head: HTTPResponse.Streamed
         do {
             head = try await client.stream(sent)
         } catch {
@@ -192,7 +193,7 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
         partial: inout PartialDownload,
         request: URLRequest?,
         progress: AsyncStream<TransferProgress>.Continuation
-    ) async throws(SluiceError) -> DownloadResult {
+    ) async throws(SluiceError) -> Download.Result {
         let length = response.headers[.contentRange].flatMap(ContentRange.init)?.completeLength
         if let record = partial.record, partial.offset > 0, let length, (record.completeLength ?? length) == length,
             partial.offset == length
@@ -219,7 +220,7 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
         response: HTTPResponse,
         size: Int64,
         request: URLRequest?
-    ) throws(SluiceError) -> DownloadResult {
+    ) throws(SluiceError) -> Download.Result {
         do {
             try partial.file.synchronize()
             partial.file.closeDescriptor()
@@ -229,7 +230,7 @@ struct DownloadJob<C: Client, R: Request>: Sendable {
             throw fileError(error, request: request, response: response)
         }
         PartialFile.remove(recordURL)
-        return DownloadResult(
+        return Download.Result(
             url: destination,
             response: response,
             bytes: size,

@@ -8,11 +8,11 @@ extension Client {
     /// is sent again, through the client and its middleware, with the same subprotocols; `onConnect` then runs on
     /// the new connection before its messages are read, to subscribe again or send where the feed left off. It runs
     /// on the first connection too, so the subscription is written once. A handshake that fails with one of the
-    /// policy's ``RetryPolicy/retryableErrors`` or is refused with one of its ``RetryPolicy/retryableStatuses`` (after
+    /// policy's ``RetryingPerformer/Policy/retryableErrors`` or is refused with one of its ``RetryingPerformer/Policy/retryableStatuses`` (after
     /// its `Retry-After`, for 429 and 503), and a new connection that closes while `onConnect` runs, count as failed
-    /// attempts and are tried again; after ``RetryPolicy/maximumAttempts`` attempts in a row with no message between
+    /// attempts and are tried again; after ``RetryingPerformer/Policy/maximumAttempts`` attempts in a row with no message between
     /// them, the reader gets the last failure. The waits grow as the policy's backoff does, and start again from the
-    /// shortest only once a connection has stayed up for the policy's ``RetryPolicy/maximumDelay``: a server that
+    /// shortest only once a connection has stayed up for the policy's ``RetryingPerformer/Policy/maximumDelay``: a server that
     /// greets each connection, then drops it, is not reconnected to in a tight loop.
     ///
     /// The messages end, with no new connection, when the server closes with 1000 or no code, or when the client
@@ -45,7 +45,7 @@ extension Client {
         _ request: R,
         protocols: [String] = [],
         configuration: WebSocket.Configuration = WebSocket.Configuration(),
-        reconnecting policy: RetryPolicy,
+        reconnecting policy: RetryingPerformer.Policy,
         clock: any Clock<Duration> = ContinuousClock(),
         onConnect: @escaping @Sendable (WebSocket) async throws -> Void = { _ in }
     ) async throws(SluiceError) -> WebSocket {
@@ -78,7 +78,7 @@ extension Client {
 }
 
 /// The connections of one reconnecting WebSocket: the one being read, and the ones after it.
-final class ReconnectingWebSocketChannel: WebSocketChannel {
+final class ReconnectingWebSocketChannel: WebSocket.Channel {
     private struct State {
         /// The connection being read; `nil` between two connections, and once the client has closed.
         var current: WebSocket?
@@ -98,13 +98,13 @@ final class ReconnectingWebSocketChannel: WebSocketChannel {
     }
 
     private let state: Locked<State>
-    private let policy: RetryPolicy
+    private let policy: RetryingPerformer.Policy
     private let clock: any Clock<Duration>
     private let connect: @Sendable () async throws(SluiceError) -> WebSocket
 
     init(
         first: WebSocket,
-        policy: RetryPolicy,
+        policy: RetryingPerformer.Policy,
         clock: any Clock<Duration>,
         connect: @escaping @Sendable () async throws(SluiceError) -> WebSocket
     ) {

@@ -22,7 +22,7 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
     /// encoding strategy says.
     ///
     /// - Returns: The request.
-    /// - Throws: ``EndpointBuildError`` naming the definition and what could not be built.
+    /// - Throws: ``SluiceError/InvalidField`` naming the definition and what could not be built.
     public func build() throws -> URLRequest {
         let name = endpointName
         var builder = RequestBuilder(

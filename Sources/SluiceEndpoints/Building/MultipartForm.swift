@@ -1,11 +1,11 @@
-/// A `multipart/form-data` body (RFC 7578): text fields and files, written by ``MultipartFormEncoder``.
+/// A `multipart/form-data` body (RFC 7578): text fields and files, written by ``MultipartForm/Encoder``.
 ///
 /// ```swift
 /// struct UploadAvatar: Endpoint {
 ///     static let definition: Definition<UploadAvatar> = Definition(method: .post, path: "avatar")
 ///     typealias Response = Void
 ///     let body: MultipartForm
-///     var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder() }
+///     var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder() }
 /// }
 ///
 /// let upload = UploadAvatar(body: MultipartForm([
@@ -87,16 +87,16 @@ public struct MultipartForm: Encodable, Sendable {
         self.parts = parts
     }
 
-    /// Throws: a form is written by ``MultipartFormEncoder``, not by a general-purpose encoder.
+    /// Throws: a form is written by ``MultipartForm/Encoder``, not by a general-purpose encoder.
     ///
     /// - Parameter encoder: The encoder.
-    /// - Throws: `EncodingError.invalidValue` saying to use ``MultipartFormEncoder``.
-    public func encode(to encoder: any Encoder) throws {
+    /// - Throws: `EncodingError.invalidValue` saying to use ``MultipartForm/Encoder``.
+    public func encode(to encoder: any Swift.Encoder) throws {
         throw EncodingError.invalidValue(
             self,
             EncodingError.Context(
                 codingPath: encoder.codingPath,
-                debugDescription: "a MultipartForm is written by MultipartFormEncoder; set the endpoint's bodyEncoder"
+                debugDescription: "a MultipartForm is written by MultipartForm.Encoder; set the endpoint's bodyEncoder"
             )
         )
     }

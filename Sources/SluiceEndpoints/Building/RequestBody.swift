@@ -46,34 +46,36 @@ public struct RequestBody: Sendable {
     }
 }
 
-/// An encoder of an endpoint's `Body`: Foundation's `JSONEncoder` (the default) and `PropertyListEncoder`, the
-/// ``MultipartFormEncoder``, or one of your own.
-///
-/// ```swift
-/// /// Sends a `String` body as plain text.
-/// struct PlainTextEncoder: RequestBodyEncoder {
-///     func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
-///         guard let text = value as? String else {
-///             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "expected a String body"))
-///         }
-///         return .data(Data(text.utf8), contentType: "text/plain; charset=utf-8")
-///     }
-/// }
-/// ```
-///
-/// An encoder that can say which field of the body is at fault throws an ``EndpointBuildError`` whose field is
-/// a path in the body, such as `parts[1].contentType`: the build stage reports it under the endpoint's `body`,
-/// `UploadAvatar.body.parts[1].contentType`. Any other error is reported as the body's.
-public protocol RequestBodyEncoder {
-    /// Encodes a body.
+extension RequestBody {
+    /// An encoder of an endpoint's `Body`: Foundation's `JSONEncoder` (the default) and `PropertyListEncoder`, the
+    /// ``MultipartForm/Encoder``, or one of your own.
     ///
-    /// - Parameter value: The endpoint's body.
-    /// - Returns: The bytes or stream, with the content type.
-    /// - Throws: An error saying what could not be encoded; the request is not sent.
-    func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody
+    /// ```swift
+    /// /// Sends a `String` body as plain text.
+    /// struct PlainTextEncoder: RequestBody.Encoder {
+    ///     func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
+    ///         guard let text = value as? String else {
+    ///             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "expected a String body"))
+    ///         }
+    ///         return .data(Data(text.utf8), contentType: "text/plain; charset=utf-8")
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// An encoder that can say which field of the body is at fault throws an ``SluiceError/InvalidField`` whose field is
+    /// a path in the body, such as `parts[1].contentType`: the build stage reports it under the endpoint's `body`,
+    /// `UploadAvatar.body.parts[1].contentType`. Any other error is reported as the body's.
+    public protocol Encoder {
+        /// Encodes a body.
+        ///
+        /// - Parameter value: The endpoint's body.
+        /// - Returns: The bytes or stream, with the content type.
+        /// - Throws: An error saying what could not be encoded; the request is not sent.
+        func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody
+    }
 }
 
-extension JSONEncoder: RequestBodyEncoder {
+extension JSONEncoder: RequestBody.Encoder {
     /// Encodes the body as JSON, `application/json`.
     ///
     /// - Parameter value: The body.
@@ -84,7 +86,7 @@ extension JSONEncoder: RequestBodyEncoder {
     }
 }
 
-extension PropertyListEncoder: RequestBodyEncoder {
+extension PropertyListEncoder: RequestBody.Encoder {
     /// Encodes the body as a property list, `application/x-plist`.
     ///
     /// - Parameter value: The body.

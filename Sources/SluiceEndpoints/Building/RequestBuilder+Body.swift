@@ -25,19 +25,23 @@ extension RequestBuilder {
     /// - Returns: The encoded body, or the error saying why it could not be encoded.
     static func encode(
         _ body: some Encodable,
-        with encoder: some RequestBodyEncoder,
+        with encoder: some RequestBody.Encoder,
         endpoint: String,
         field: String = "body"
     ) -> Body {
         do {
             return .encoded(.success(try encoder.encodeBody(body)))
-        } catch let error as EndpointBuildError {
+        } catch let error as SluiceError.InvalidField {
             // The encoder named the field of the body at fault; it is a field of this endpoint's body.
-            let named = EndpointBuildError(endpoint: endpoint, field: "\(field).\(error.field)", reason: error.reason)
+            let named = SluiceError.InvalidField(
+                endpoint: endpoint,
+                field: "\(field).\(error.field)",
+                reason: error.reason
+            )
             return .encoded(.failure(named))
         } catch {
             let reason = "the encoder rejected it: \(error)"
-            let rejected = EndpointBuildError(endpoint: endpoint, field: field, reason: reason)
+            let rejected = SluiceError.InvalidField(endpoint: endpoint, field: field, reason: reason)
             return .encoded(.failure(rejected))
         }
     }
@@ -48,13 +52,13 @@ extension RequestBuilder {
     ///   - body: The encoded body.
     ///   - request: The request, with the definition's headers already set.
     ///   - written: The headers the definition set, by name, with the names as written.
-    /// - Throws: ``EndpointBuildError`` when the definition's `Content-Length` is not the body's length, or a
+    /// - Throws: ``SluiceError/InvalidField`` when the definition's `Content-Length` is not the body's length, or a
     ///   stream cannot be opened.
     func setBody(
         _ body: RequestBody,
         on request: inout URLRequest,
         written: [Header: (name: String, value: String)]
-    ) throws(EndpointBuildError) {
+    ) throws(SluiceError.InvalidField) {
         if let encoded = body.contentType {
             if let (name, value) = written[.contentType] {
                 let sent = MediaType.addingBoundary(of: encoded, to: value)
@@ -78,7 +82,7 @@ extension RequestBuilder {
             do {
                 request.httpBodyStream = try make()
             } catch {
-                throw EndpointBuildError(
+                throw SluiceError.InvalidField(
                     endpoint: endpoint,
                     field: "body",
                     reason: "the body stream could not be opened: \(error)"
@@ -93,7 +97,7 @@ extension RequestBuilder {
         of body: RequestBody,
         on request: inout URLRequest,
         written: [Header: (name: String, value: String)]
-    ) throws(EndpointBuildError) {
+    ) throws(SluiceError.InvalidField) {
         guard let length else { return }
         guard let (name, value) = written[.contentLength] else {
             if case .stream = body.content {
@@ -104,7 +108,7 @@ extension RequestBuilder {
         // Digits only, as RFC 9110 writes the length: no sign or spaces.
         let digits = value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         guard digits, Int(value) == length else {
-            throw EndpointBuildError(
+            throw SluiceError.InvalidField(
                 endpoint: endpoint,
                 field: HeaderValidation.field(naming: name),
                 reason: "the definition sets \"\(value)\", but the body is \(length) bytes long"

@@ -91,12 +91,12 @@ public final class Server: Sendable {
     ///
     /// - Parameter environment: The environment; `nil` for the one in use.
     /// - Returns: The base URL.
-    /// - Throws: ``ServerError`` when the environment has no base URL.
-    public func baseURL(for environment: Environment? = nil) throws(ServerError) -> URL {
+    /// - Throws: ``Server/MissingBaseURL`` when the environment has no base URL.
+    public func baseURL(for environment: Environment? = nil) throws(Server.MissingBaseURL) -> URL {
         let (urls, current) = state.withLock { ($0.urls, $0.environment) }
         let wanted = environment ?? current
         guard let url = urls[wanted] else {
-            throw ServerError(environment: wanted, configured: urls.keys.map(\.rawValue).sorted())
+            throw Server.MissingBaseURL(environment: wanted, configured: urls.keys.map(\.rawValue).sorted())
         }
         return url
     }

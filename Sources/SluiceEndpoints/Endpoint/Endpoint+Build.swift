@@ -4,8 +4,8 @@ extension Endpoint {
     ///
     /// - Returns: The request: the server's base URL with the path and query, the method, the headers and the
     ///   body.
-    /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, or
-    ///   ``ServerError`` when the server has no base URL for its environment.
+    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built, or
+    ///   ``Server/MissingBaseURL`` when the server has no base URL for its environment.
     public func build() throws -> URLRequest {
         try build(on: Self.definition.server ?? .default)
     }
@@ -17,8 +17,8 @@ extension Endpoint {
     ///
     /// - Parameter server: The server whose base URL the path is resolved against.
     /// - Returns: The request.
-    /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, or
-    ///   ``ServerError`` when the server has no base URL for its environment.
+    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built, or
+    ///   ``Server/MissingBaseURL`` when the server has no base URL for its environment.
     public func build(on server: Server) throws -> URLRequest {
         let definition = Self.definition
         let name = String(describing: Self.self)
@@ -63,7 +63,7 @@ extension Endpoint {
         let hasBody = Body.self != EmptyCodable.self
         if !form.isEmpty {
             guard !hasBody else {
-                throw EndpointBuildError(
+                throw SluiceError.InvalidField(
                     endpoint: name,
                     field: "body",
                     reason: "the definition has form parameters and the endpoint a body; a request carries one body"
@@ -84,7 +84,7 @@ extension Endpoint {
             return QueryPair(name: key, values: [single.pathValue], isArray: false)
         }
         guard let array = value as? [Any] else {
-            throw EndpointBuildError(
+            throw SluiceError.InvalidField(
                 endpoint: endpoint,
                 field: field,
                 reason: "a value of type \(type(of: value)) is neither PathRepresentable nor an array of such values"

@@ -78,7 +78,7 @@ public protocol Endpoint: Request where ResponseObject == Response, ResponsePars
     associatedtype HeaderValues = Void
 
     /// The encoder of ``Body``; `JSONEncoder` by default.
-    associatedtype BodyEncoder: RequestBodyEncoder = JSONEncoder
+    associatedtype BodyEncoder: RequestBody.Encoder = JSONEncoder
 
     /// The decoder of ``Response``; `JSONDocumentDecoder` by default.
     associatedtype ResponseDecoder: DataDecoder = JSONDocumentDecoder

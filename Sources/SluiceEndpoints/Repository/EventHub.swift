@@ -5,7 +5,7 @@
 /// ``EventSubscription`` is released or its stream terminates (its task was cancelled).
 final class EventHub: Sendable {
     private struct State {
-        var subscribers: [UInt64: AsyncStream<RepositoryEvent>.Continuation] = [:]
+        var subscribers: [UInt64: AsyncStream<Repository.Event>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
         var nextSequence: UInt64 = 0
     }
@@ -19,7 +19,7 @@ final class EventHub: Sendable {
     /// subscription is released.
     func subscribe(bufferSize: Int) -> EventSubscription {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: RepositoryEvent.self,
+            of: Repository.Event.self,
             bufferingPolicy: .bufferingNewest(max(1, bufferSize))
         )
         let id = state.withLock { state in
@@ -35,7 +35,7 @@ final class EventHub: Sendable {
     }
 
     /// Numbers an event and hands it to every subscriber, in the same order for all.
-    func publish(_ make: (UInt64) -> RepositoryEvent) {
+    func publish(_ make: (UInt64) -> Repository.Event) {
         state.withLock { state in
             state.nextSequence += 1
             let event = make(state.nextSequence)
@@ -55,17 +55,17 @@ final class EventHub: Sendable {
 /// One subscriber's buffer of events, registered with an ``EventHub`` for as long as the subscription is alive.
 final class EventSubscription: Sendable {
     /// The events published since the subscription began, up to its buffer size.
-    let stream: AsyncStream<RepositoryEvent>
-    private let continuation: AsyncStream<RepositoryEvent>.Continuation
+    let stream: AsyncStream<Repository.Event>
+    private let continuation: AsyncStream<Repository.Event>.Continuation
 
-    init(stream: AsyncStream<RepositoryEvent>, continuation: AsyncStream<RepositoryEvent>.Continuation) {
+    init(stream: AsyncStream<Repository.Event>, continuation: AsyncStream<Repository.Event>.Continuation) {
         self.stream = stream
         self.continuation = continuation
     }
 
     /// A subscription that has already ended, for a hub that no longer exists.
     static func ended() -> EventSubscription {
-        let (stream, continuation) = AsyncStream.makeStream(of: RepositoryEvent.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Repository.Event.self)
         continuation.finish()
         return EventSubscription(stream: stream, continuation: continuation)
     }

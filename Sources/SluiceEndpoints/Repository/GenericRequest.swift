@@ -10,7 +10,7 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
     public let baseURL: URL
     /// The request method.
     public let method: HTTPMethod
-    private let parameters: Result<JSON, EndpointBuildError>
+    private let parameters: Result<JSON, SluiceError.InvalidField>
     private let query: (any Encodable & Sendable)?
     private let body: (any Encodable & Sendable)?
     private let headers: [String: String]
@@ -38,10 +38,10 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
                 case .dataCorrupted(let context): context.debugDescription
                 default: "\(error)"
                 }
-            parameters = .failure(EndpointBuildError(endpoint: "\(Endpoint.self)", field: field, reason: reason))
+            parameters = .failure(SluiceError.InvalidField(endpoint: "\(Endpoint.self)", field: field, reason: reason))
         } catch {
             parameters = .failure(
-                EndpointBuildError(endpoint: "\(Endpoint.self)", field: "parameters", reason: "\(error)")
+                SluiceError.InvalidField(endpoint: "\(Endpoint.self)", field: "parameters", reason: "\(error)")
             )
         }
     }
@@ -50,7 +50,7 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
     /// `DELETE` or in a JSON body otherwise; the typed query and body; the headers and the timeout.
     ///
     /// - Returns: The request.
-    /// - Throws: ``EndpointBuildError`` naming the endpoint and the field that could not be built, such as a
+    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built, such as a
     ///   parameter that JSON cannot represent.
     public func build() throws -> URLRequest {
         let json = try parameters.get()
@@ -68,7 +68,7 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
         }
         if let body {
             guard case .none = builder.body else {
-                throw EndpointBuildError(
+                throw SluiceError.InvalidField(
                     endpoint: name,
                     field: "body",
                     reason: "the endpoint has parameters for the body and a body; a request carries one body"

@@ -61,9 +61,9 @@ public final class Repository: Sendable {
     /// Each access subscribes again, and the first loop over the value sees every event from the access on. The
     /// subscription belongs to the loop: it ends, and is removed, when the loop ends (its iterator is released) or
     /// its task is cancelled, even if the value itself is kept. Looping over a kept value again subscribes from
-    /// then on. See ``RepositoryEvents``.
-    public var events: RepositoryEvents {
-        RepositoryEvents(hub: hub, bufferSize: eventBufferSize)
+    /// then on. See ``Repository/Events``.
+    public var events: Repository.Events {
+        Repository.Events(hub: hub, bufferSize: eventBufferSize)
     }
 
     /// The number of current subscriptions to ``events``: loops in progress, and values from ``events`` that no
@@ -113,9 +113,9 @@ public final class Repository: Sendable {
         }
         let environment = forced ?? environment(of: E.self)
         let start = ContinuousClock.now
-        let publish = { (kind: RepositoryEvent.Kind, error: SluiceError?) in
+        let publish = { (kind: Repository.Event.Kind, error: SluiceError?) in
             self.hub.publish { sequence in
-                RepositoryEvent(
+                Repository.Event(
                     kind: kind,
                     sequence: sequence,
                     requestID: id,

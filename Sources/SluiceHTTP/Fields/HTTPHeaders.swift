@@ -25,6 +25,15 @@ public struct HTTPHeaders: Sendable, Hashable {
             self.name = name
             self.value = value
         }
+
+        /// Creates a field, for lists written out in place: `[.init("ETag", "\"v1\""), .init("Age", "0")]`.
+        ///
+        /// - Parameters:
+        ///   - name: The field name.
+        ///   - value: The field value.
+        public init(_ name: Header, _ value: String) {
+            self.init(name: name, value: value)
+        }
     }
 
     /// The fields in order.
@@ -124,4 +133,9 @@ extension HTTPHeaders: CustomStringConvertible {
     public var description: String {
         fields.map { "\($0.name.name): \($0.value)" }.joined(separator: "\n")
     }
+}
+
+extension HTTPHeaders.Field: CustomStringConvertible {
+    /// The field as it is written in a head: `Content-Type: text/plain`.
+    public var description: String { "\(name.name): \(value)" }
 }

@@ -2,7 +2,7 @@ public import Foundation
 
 /// The body of a streamed response: its bytes as they arrive, in chunks, as an `AsyncSequence`.
 ///
-/// A ``RequestPerformer`` returns one in a ``StreamedHTTPResponse`` as soon as the response's head has arrived. Read
+/// A ``RequestPerformer`` returns one in a ``HTTPResponse/Streamed`` as soon as the response's head has arrived. Read
 /// it with `for try await`, or gather it with ``collect(upTo:)``:
 ///
 /// ```swift

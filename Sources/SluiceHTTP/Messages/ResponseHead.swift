@@ -12,4 +12,4 @@ package protocol ResponseHead: Sendable {
 
 extension HTTPResponse: ResponseHead {}
 
-extension StreamedHTTPResponse: ResponseHead {}
+extension HTTPResponse.Streamed: ResponseHead {}

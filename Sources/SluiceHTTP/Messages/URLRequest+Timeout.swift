@@ -11,11 +11,11 @@ extension URLRequest {
     /// - Parameters:
     ///   - timeout: The timeout, or `nil` to keep the default.
     ///   - endpoint: The endpoint's name, for the error.
-    /// - Throws: ``EndpointBuildError`` naming the `timeout` field when the timeout is not a positive duration.
-    package mutating func setTimeout(_ timeout: Duration?, endpoint: String) throws(EndpointBuildError) {
+    /// - Throws: ``SluiceError/InvalidField`` naming the `timeout` field when the timeout is not a positive duration.
+    package mutating func setTimeout(_ timeout: Duration?, endpoint: String) throws(SluiceError.InvalidField) {
         guard let timeout else { return }
         guard timeout > .zero else {
-            throw EndpointBuildError(
+            throw SluiceError.InvalidField(
                 endpoint: endpoint,
                 field: "timeout",
                 reason: "the timeout is \(PipelineMetrics.format(timeout)), and must be more than zero"

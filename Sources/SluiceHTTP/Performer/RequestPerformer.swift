@@ -42,7 +42,7 @@ public protocol RequestPerformer: Sendable {
     /// - Parameter request: The request to send.
     /// - Returns: The status, headers and the body to read.
     /// - Throws: When no head arrived; an error reading the body is thrown by the body.
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed
 
     /// Opens a WebSocket: runs the opening handshake (RFC 6455) for a `ws://` or `wss://` request and returns the
     /// open socket.
@@ -73,8 +73,8 @@ extension RequestPerformer {
     /// - Parameter request: The request to send.
     /// - Returns: The response, its body complete.
     /// - Throws: What ``perform(_:)`` throws.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
-        StreamedHTTPResponse(try await perform(request))
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
+        HTTPResponse.Streamed(try await perform(request))
     }
 
     /// Fails: a performer opens WebSockets only when it implements this requirement.

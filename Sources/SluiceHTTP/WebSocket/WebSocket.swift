@@ -70,7 +70,7 @@ public final class WebSocket: Sendable {
         }
     }
 
-    private let channel: any WebSocketChannel
+    private let channel: any WebSocket.Channel
 
     /// The subprotocol the server chose among those offered, if any.
     public let subprotocol: String?
@@ -85,7 +85,7 @@ public final class WebSocket: Sendable {
 
     /// Wraps a channel whose opening handshake is done: what a performer that opens WebSockets its own way returns.
     ///
-    /// Releasing the WebSocket aborts the channel (``WebSocketChannel/abort()``).
+    /// Releasing the WebSocket aborts the channel (``WebSocket/Channel/abort()``).
     ///
     /// - Parameters:
     ///   - channel: What carries the messages.
@@ -93,7 +93,7 @@ public final class WebSocket: Sendable {
     ///   - compressesMessages: Whether the messages are compressed with `permessage-deflate`.
     ///   - response: The server's answer to the opening handshake, if there is one to show.
     public init(
-        channel: any WebSocketChannel,
+        channel: any WebSocket.Channel,
         subprotocol: String? = nil,
         compressesMessages: Bool = false,
         response: HTTPResponse? = nil

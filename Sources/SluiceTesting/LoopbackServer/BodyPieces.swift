@@ -38,7 +38,7 @@ struct BodyPieces: IteratorProtocol {
         switch stream?.source {
         case .pattern(_, let pieceSize, let pause):
             let size = min(pieceSize, maximumPieceSize ?? pieceSize)
-            let period = Int(LoopbackResponse.patternPeriod)
+            let period = Int(LoopbackServer.Response.patternPeriod)
             let table = (0..<(size + period)).map { UInt8($0 % period) }
             state = .pattern(
                 next: window.lowerBound,
@@ -50,7 +50,7 @@ struct BodyPieces: IteratorProtocol {
         case .chunks(let chunks):
             state = .parts(Self.parts(of: chunks, in: window), index: 0, position: 0, pieceSize: maximumPieceSize)
         case nil:
-            let whole = [LoopbackResponse.Chunk(body)]
+            let whole = [LoopbackServer.Response.Chunk(body)]
             state = .parts(Self.parts(of: whole, in: window), index: 0, position: 0, pieceSize: maximumPieceSize)
         }
     }
@@ -78,7 +78,7 @@ struct BodyPieces: IteratorProtocol {
                 return nil
             }
             let count = Int(min(Int64(pieceSize), end - next))
-            let start = Int(next % LoopbackResponse.patternPeriod)
+            let start = Int(next % LoopbackServer.Response.patternPeriod)
             state = .pattern(next: next + Int64(count), end: end, pieceSize: pieceSize, pause: pause, table: table)
             return Piece(delay: next == firstOffset ? .zero : pause, bytes: table[start..<(start + count)])
         }
@@ -87,7 +87,7 @@ struct BodyPieces: IteratorProtocol {
     /// The parts of `chunks` inside `window`, each with its chunk's pause.
     ///
     /// A chunk entirely outside the window is skipped with its pause; an empty chunk inside it keeps its pause.
-    private static func parts(of chunks: [LoopbackResponse.Chunk], in window: Range<Int64>) -> [Piece] {
+    private static func parts(of chunks: [LoopbackServer.Response.Chunk], in window: Range<Int64>) -> [Piece] {
         var parts: [Piece] = []
         var offset: Int64 = 0
         for chunk in chunks {

@@ -84,7 +84,7 @@ struct ConnectionHandler {
                 return .abort  // Stopping, or a socket error: nobody is left to answer.
             }
 
-            let request = LoopbackRequest(
+            let request = LoopbackServer.Request(
                 method: head.method,
                 target: head.target,
                 version: head.version,
@@ -118,18 +118,18 @@ struct ConnectionHandler {
         _ script: WebSocketScript,
         head: RequestHead,
         bodyLength: Int,
-        response: LoopbackResponse,
+        response: LoopbackServer.Response,
         writer: ResponseWriter
     ) -> ConnectionDisposition {
         let context = ResponseContext(method: head.method, minorVersion: head.minorVersion, keepAlive: false)
         if response.fault != nil {
             // The fault goes instead of the handshake, as on an empty 200 response.
-            return writer.send(LoopbackResponse(fault: response.fault), context: context)
+            return writer.send(LoopbackServer.Response(fault: response.fault), context: context)
         }
         let headers = response.headers
         if let invalid = ResponseWriter.invalidHeader(in: headers) {
-            let refusal = LoopbackResponse.text(
-                "LoopbackServer: route returned invalid header \(invalid.name.debugDescription)",
+            let refusal = LoopbackServer.Response.text(
+                "LoopbackServer: route returned invalid header \(invalid.name.name.debugDescription)",
                 status: 500
             )
             return writer.send(refusal, context: context)

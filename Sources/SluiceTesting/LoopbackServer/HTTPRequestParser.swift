@@ -18,9 +18,9 @@ struct RequestHead: Equatable {
     /// The minor version: 0 for `HTTP/1.0`, 1 for `HTTP/1.1` (and for any later 1.x, which 1.1 can serve).
     var minorVersion: Int
     /// The header fields in order.
-    var headers: [LoopbackHeader] = []
+    var headers: [HTTPHeaders.Field] = []
 
-    /// The version as written in responses and in ``LoopbackRequest/version``.
+    /// The version as written in responses and in ``LoopbackServer/Request/version``.
     var version: String {
         minorVersion == 0 ? "HTTP/1.0" : "HTTP/1.1"
     }
@@ -92,7 +92,7 @@ enum HTTPRequestParser {
     /// - Parameter line: The header line without its line ending.
     /// - Returns: The header field.
     /// - Throws: ``RequestRejection`` with 400 for a malformed line, including obsolete line folding.
-    static func parseHeaderLine(_ line: [UInt8]) throws(RequestRejection) -> LoopbackHeader {
+    static func parseHeaderLine(_ line: [UInt8]) throws(RequestRejection) -> HTTPHeaders.Field {
         if let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
             throw RequestRejection(status: 400, reason: "obsolete header line folding is not accepted")
         }
@@ -113,7 +113,7 @@ enum HTTPRequestParser {
         guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == UInt8(ascii: "\t") }) else {
             throw RequestRejection(status: 400, reason: "control character in header value")
         }
-        return LoopbackHeader(String(decoding: name, as: UTF8.self), decodeText(value))
+        return HTTPHeaders.Field(Header(String(decoding: name, as: UTF8.self)), decodeText(value))
     }
 
     /// Works out how the body is delimited, from `Transfer-Encoding` and `Content-Length`.

@@ -5,12 +5,12 @@ package import SluiceCore
 ///
 /// The server binds an ephemeral port and accepts connections as soon as it is created. Each connection is served on
 /// its own thread, with keep-alive, pipelining, `Expect: 100-continue`, chunked request bodies and `HEAD`. Responses
-/// can be delayed or sent with a ``LoopbackResponse/Fault`` to test a client's error handling, streamed piece by piece
-/// (``LoopbackResponse/streamed(_:status:headers:announcingLength:)``,
-/// ``LoopbackResponse/generated(byteCount:chunkSize:pause:announcingLength:)``,
-/// ``LoopbackResponse/serverSentEvents(_:)``), can answer range requests
-/// (``LoopbackResponse/servingRanges(etag:lastModified:)``), and can open WebSockets that run a script of frames
-/// (``LoopbackResponse/webSocket(_:subprotocols:)``).
+/// can be delayed or sent with a ``LoopbackServer/Response/Fault`` to test a client's error handling, streamed piece by piece
+/// (``LoopbackServer/Response/streamed(_:status:headers:announcingLength:)``,
+/// ``LoopbackServer/Response/generated(byteCount:chunkSize:pause:announcingLength:)``,
+/// ``LoopbackServer/Response/serverSentEvents(_:)``), can answer range requests
+/// (``LoopbackServer/Response/servingRanges(etag:lastModified:)``), and can open WebSockets that run a script of frames
+/// (``LoopbackServer/Response/webSocket(_:subprotocols:)``).
 ///
 /// ```swift
 /// let server = try LoopbackServer()
@@ -53,14 +53,14 @@ public final class LoopbackServer: Sendable {
     ///
     /// - Parameter requestLogLimit: How many requests ``receivedRequests`` keeps, the most recent; all by default.
     ///   Set it for load tests, whose log would otherwise grow with every request.
-    /// - Throws: ``LoopbackServerError`` naming the system call that failed, such as `bind` or `pthread_create`.
+    /// - Throws: ``SluiceTestingError`` naming the system call that failed, such as `bind` or `pthread_create`.
     public init(requestLogLimit: Int? = nil) throws {
         state = ServerState(logLimit: requestLogLimit)
         stopSignal = try StopSignal()
         let (listener, port) = try Socket.listenOnLoopback(backlog: Self.listenBacklog)
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
             listener.closeDescriptor()
-            throw LoopbackServerError("URL(string:)", errno: EINVAL)
+            throw SluiceTestingError("URL(string:)", errno: EINVAL)
         }
         self.port = port
         self.baseURL = baseURL
@@ -73,7 +73,7 @@ public final class LoopbackServer: Sendable {
         guard result == 0 else {
             threads.leave()
             listener.closeDescriptor()
-            throw LoopbackServerError("pthread_create", errno: result)
+            throw SluiceTestingError("pthread_create", errno: result)
         }
     }
 
@@ -85,16 +85,16 @@ public final class LoopbackServer: Sendable {
     ///
     /// A request is recorded before its route runs, so it shows up here while a delayed response is still pending.
     /// Requests refused with 400, 413, 417, 431, 501 or 505 are not recorded.
-    public var receivedRequests: [LoopbackRequest] {
+    public var receivedRequests: [LoopbackServer.Request] {
         state.receivedRequests
     }
 
-    /// The frames clients sent on WebSocket routes (``LoopbackResponse/webSocket(_:subprotocols:)``), in arrival order,
+    /// The frames clients sent on WebSocket routes (``LoopbackServer/Response/webSocket(_:subprotocols:)``), in arrival order,
     /// across connections, with the server's refusal of any frame that broke a rule.
     ///
     /// A frame is recorded before the server acts on it, so once a client has read the server's answer (an echo, the
     /// server's closing frame), what it sent is here.
-    public var receivedWebSocketEvents: [LoopbackWebSocketEvent] {
+    public var receivedWebSocketEvents: [LoopbackServer.WebSocketEvent] {
         state.receivedWebSocketEvents
     }
 
@@ -148,7 +148,7 @@ public final class LoopbackServer: Sendable {
     public func route(
         _ method: String?,
         _ path: String,
-        respond: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
+        respond: @escaping @Sendable (LoopbackServer.Request) -> LoopbackServer.Response
     ) {
         state.addRoute(method: method, pattern: path, handler: respond)
     }
@@ -159,7 +159,7 @@ public final class LoopbackServer: Sendable {
     ///   - method: The method to match exactly, such as `GET`, or `nil` for any method.
     ///   - path: An exact path such as `/users`, or a prefix ending in `/*`.
     ///   - response: The response to send every time.
-    public func route(_ method: String?, _ path: String, response: LoopbackResponse) {
+    public func route(_ method: String?, _ path: String, response: LoopbackServer.Response) {
         route(method, path) { _ in response }
     }
 
@@ -168,7 +168,8 @@ public final class LoopbackServer: Sendable {
     /// - Parameters:
     ///   - path: An exact path such as `/users`, or a prefix ending in `/*`.
     ///   - respond: Makes the response for a request.
-    public func route(_ path: String, respond: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse) {
+    public func route(_ path: String, respond: @escaping @Sendable (LoopbackServer.Request) -> LoopbackServer.Response)
+    {
         route(nil, path, respond: respond)
     }
 
@@ -177,7 +178,7 @@ public final class LoopbackServer: Sendable {
     /// - Parameters:
     ///   - path: An exact path such as `/users`, or a prefix ending in `/*`.
     ///   - response: The response to send every time.
-    public func route(_ path: String, response: LoopbackResponse) {
+    public func route(_ path: String, response: LoopbackServer.Response) {
         route(nil, path, response: response)
     }
 

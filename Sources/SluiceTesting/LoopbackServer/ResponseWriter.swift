@@ -27,7 +27,7 @@ struct ResponseContext {
     var ifRange: String? = nil
 }
 
-/// Serializes a ``LoopbackResponse`` and writes it to a connection, applying its fault.
+/// Serializes a ``LoopbackServer/Response`` and writes it to a connection, applying its fault.
 ///
 /// Bodies are written piece by piece through a small buffer that is flushed whenever it fills and before every pause,
 /// and every flush waits until the socket takes the bytes, so a client that reads slowly slows the writer down and a
@@ -48,7 +48,7 @@ struct ResponseWriter {
     ///   - response: The response; an invalid status or header turns it into a 500 that explains why.
     ///   - context: The request being answered.
     /// - Returns: What to do with the connection next.
-    func send(_ response: LoopbackResponse, context: ResponseContext) -> ConnectionDisposition {
+    func send(_ response: LoopbackServer.Response, context: ResponseContext) -> ConnectionDisposition {
         var (answer, window) = response.answeringRange(of: context)
         if let refusal = Self.refusal(of: answer) {
             answer = refusal
@@ -163,10 +163,10 @@ struct ResponseWriter {
     ///
     /// - Parameter request: The unmatched request.
     /// - Returns: A plain-text 404 naming the method and path.
-    static func notFound(_ request: LoopbackRequest) -> LoopbackResponse {
-        LoopbackResponse(
+    static func notFound(_ request: LoopbackServer.Request) -> LoopbackServer.Response {
+        LoopbackServer.Response(
             status: 404,
-            headers: [LoopbackHeader("Content-Type", "text/plain")],
+            headers: [.init("Content-Type", "text/plain")],
             body: Data("no route for \(request.method) \(request.path)".utf8)
         )
     }
@@ -196,7 +196,7 @@ struct ResponseWriter {
     /// Frames a valid response: the head with the server-managed headers, the body's pieces, and whether the
     /// connection closes afterwards.
     private static func compose(
-        _ response: LoopbackResponse,
+        _ response: LoopbackServer.Response,
         window: Range<Int64>?,
         context: ResponseContext
     ) -> Message {
@@ -218,14 +218,14 @@ struct ResponseWriter {
         }
         if maximumPieceSize != nil || !lengthKnown {
             if context.minorVersion > 0 {
-                headers.append(LoopbackHeader("Transfer-Encoding", "chunked"))
+                headers.append(HTTPHeaders.Field("Transfer-Encoding", "chunked"))
                 chunked = bodyAllowed
             } else {
                 // HTTP/1.0 has no chunked coding: the body is delimited by closing the connection instead.
                 closeAfter = true
             }
         } else if status != 204 && status != 304 {
-            headers.append(LoopbackHeader("Content-Length", String(window.count)))
+            headers.append(HTTPHeaders.Field("Content-Length", String(window.count)))
         }
         var cutAfter: Int?
         var drip: (bytes: Int, interval: Duration)?
@@ -242,9 +242,9 @@ struct ResponseWriter {
             if case .closeMidBody = kind {
                 // A real connection drop is not announced, so neither is this one.
             } else if closeAfter {
-                headers.append(LoopbackHeader("Connection", "close"))
+                headers.append(HTTPHeaders.Field("Connection", "close"))
             } else if context.minorVersion == 0 {
-                headers.append(LoopbackHeader("Connection", "keep-alive"))
+                headers.append(HTTPHeaders.Field("Connection", "keep-alive"))
             }
         }
         let pieces =
@@ -267,25 +267,25 @@ struct ResponseWriter {
 
     /// A 500 explaining what is wrong with the response, so that a route can never corrupt the stream, or `nil` when
     /// the response is valid.
-    private static func refusal(of response: LoopbackResponse) -> LoopbackResponse? {
+    private static func refusal(of response: LoopbackServer.Response) -> LoopbackServer.Response? {
         guard (200...999).contains(response.status) else {
             return .text("LoopbackServer: route returned invalid status \(response.status)", status: 500)
         }
         return invalidHeader(in: response.headers).map { header in
-            .text("LoopbackServer: route returned invalid header \(header.name.debugDescription)", status: 500)
+            .text("LoopbackServer: route returned invalid header \(header.name.name.debugDescription)", status: 500)
         }
     }
 
     /// The first header field whose name is not a token or whose value holds CR, LF or NUL, or `nil`.
-    static func invalidHeader(in headers: [LoopbackHeader]) -> LoopbackHeader? {
+    static func invalidHeader(in headers: [HTTPHeaders.Field]) -> HTTPHeaders.Field? {
         headers.first { header in
-            !HTTPToken.isToken(header.name.utf8)
+            !HTTPToken.isToken(header.name.name.utf8)
                 || header.value.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
         }
     }
 
     /// The status line and header block, ending with the empty line.
-    private static func head(status: Int, headers: [LoopbackHeader]) -> [UInt8] {
+    private static func head(status: Int, headers: [HTTPHeaders.Field]) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(HTTPStatus(code: status).reasonPhrase)\r\n"
         for header in headers {
             text += "\(header.name): \(header.value)\r\n"

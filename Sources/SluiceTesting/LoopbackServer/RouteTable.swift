@@ -1,5 +1,5 @@
 /// What a route does with a request.
-typealias RouteHandler = @Sendable (LoopbackRequest) -> LoopbackResponse
+typealias RouteHandler = @Sendable (LoopbackServer.Request) -> LoopbackServer.Response
 
 /// The routes of a ``LoopbackServer`` and the rules for picking one.
 ///

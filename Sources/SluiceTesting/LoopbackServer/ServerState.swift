@@ -16,7 +16,7 @@ final class ServerState: @unchecked Sendable {
     private var routes = RouteTable()
 
     /// Every complete request, in arrival order; only the most recent ones when ``logLimit`` is set.
-    private var requests: [LoopbackRequest] = []
+    private var requests: [LoopbackServer.Request] = []
 
     /// How many requests the log keeps, the most recent; `nil` keeps them all.
     private let logLimit: Int?
@@ -25,7 +25,7 @@ final class ServerState: @unchecked Sendable {
     private var total = 0
 
     /// Every frame clients sent on WebSocket routes, and every refusal of one, in arrival order.
-    private var webSocketEvents: [LoopbackWebSocketEvent] = []
+    private var webSocketEvents: [LoopbackServer.WebSocketEvent] = []
 
     init(logLimit: Int? = nil) {
         self.logLimit = logLimit.map { max(0, $0) }
@@ -59,12 +59,12 @@ final class ServerState: @unchecked Sendable {
     }
 
     /// The handler of the most specific route for the request, if any; call it after this returns.
-    func handler(for request: LoopbackRequest) -> RouteHandler? {
+    func handler(for request: LoopbackServer.Request) -> RouteHandler? {
         locked { routes.handler(method: request.method, path: request.path) }
     }
 
     /// Appends a complete request to the log.
-    func record(_ request: LoopbackRequest) {
+    func record(_ request: LoopbackServer.Request) {
         locked {
             total += 1
             requests.append(request)
@@ -75,12 +75,12 @@ final class ServerState: @unchecked Sendable {
     }
 
     /// Appends a client's WebSocket frame, or the server's refusal of one, to the log.
-    func recordWebSocket(_ event: LoopbackWebSocketEvent) {
+    func recordWebSocket(_ event: LoopbackServer.WebSocketEvent) {
         locked { webSocketEvents.append(event) }
     }
 
     /// Every frame clients sent on WebSocket routes, and every refusal of one, in arrival order.
-    var receivedWebSocketEvents: [LoopbackWebSocketEvent] {
+    var receivedWebSocketEvents: [LoopbackServer.WebSocketEvent] {
         locked { webSocketEvents }
     }
 
@@ -90,7 +90,7 @@ final class ServerState: @unchecked Sendable {
     }
 
     /// Every complete request, in arrival order.
-    var receivedRequests: [LoopbackRequest] {
+    var receivedRequests: [LoopbackServer.Request] {
         locked { requests }
     }
 

@@ -27,16 +27,16 @@ extension Socket {
     ///
     /// - Parameter backlog: The length of the queue of connections not yet accepted.
     /// - Returns: The listening socket and its port.
-    /// - Throws: ``LoopbackServerError`` naming the system call that failed.
-    static func listenOnLoopback(backlog: Int32) throws(LoopbackServerError) -> (socket: Socket, port: Int) {
+    /// - Throws: ``SluiceTestingError`` naming the system call that failed.
+    static func listenOnLoopback(backlog: Int32) throws(SluiceTestingError) -> (socket: Socket, port: Int) {
         let listener: Socket
         do {
             listener = try Socket.stream(family: AF_INET)
         } catch {
-            throw LoopbackServerError(error.call, errno: error.code)
+            throw SluiceTestingError(error.call, errno: error.code)
         }
         let descriptor = listener.descriptor
-        do throws(LoopbackServerError) {
+        do throws(SluiceTestingError) {
             var address = sockaddr_in()
             // Only BSD-derived systems have (and want) the sin_len field.
             #if canImport(Darwin)
@@ -51,10 +51,10 @@ extension Socket {
                 }
             }
             guard bound == 0 else {
-                throw LoopbackServerError("bind", errno: errno)
+                throw SluiceTestingError("bind", errno: errno)
             }
             guard listen(descriptor, backlog) == 0 else {
-                throw LoopbackServerError("listen", errno: errno)
+                throw SluiceTestingError("listen", errno: errno)
             }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let named = withUnsafeMutablePointer(to: &address) { pointer in
@@ -63,7 +63,7 @@ extension Socket {
                 }
             }
             guard named == 0 else {
-                throw LoopbackServerError("getsockname", errno: errno)
+                throw SluiceTestingError("getsockname", errno: errno)
             }
             return (listener, Int(UInt16(bigEndian: address.sin_port)))
         } catch {

@@ -22,11 +22,11 @@ final class StopSignal: Sendable {
 
     /// Creates the pipe, with both ends non-blocking and close-on-exec.
     ///
-    /// - Throws: ``LoopbackServerError`` naming `pipe` or `fcntl` when the system refuses.
-    init() throws(LoopbackServerError) {
+    /// - Throws: ``SluiceTestingError`` naming `pipe` or `fcntl` when the system refuses.
+    init() throws(SluiceTestingError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw LoopbackServerError("pipe", errno: errno)
+            throw SluiceTestingError("pipe", errno: errno)
         }
         for descriptor in ends {
             let flags = fcntl(descriptor, F_GETFL)
@@ -36,7 +36,7 @@ final class StopSignal: Sendable {
                 let code = errno
                 _ = close(ends[0])
                 _ = close(ends[1])
-                throw LoopbackServerError("fcntl", errno: code)
+                throw SluiceTestingError("fcntl", errno: code)
             }
         }
         readDescriptor = ends[0]

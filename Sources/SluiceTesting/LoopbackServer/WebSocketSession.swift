@@ -47,7 +47,7 @@ struct WebSocketSession {
     /// - Returns: What to do with the connection: closed gracefully (FIN, then the client's bytes drained) once the
     ///   script is over, at once when the client went away or the server is stopping.
     mutating func run(
-        _ steps: [LoopbackResponse.WebSocketStep],
+        _ steps: [LoopbackServer.Response.WebSocketStep],
         reader: inout BufferedSocketReader
     ) -> ConnectionDisposition {
         for step in steps {
@@ -133,7 +133,7 @@ struct WebSocketSession {
                 let reason = (error as? SluiceError)?.message ?? "\(error)"
                 state.recordWebSocket(.rejected(code: WebSocket.CloseCode(rawValue: parser.closeCode), reason: reason))
                 let short = String(decoding: Self.prefix(of: Array(reason.utf8), upTo: 123), as: UTF8.self)
-                let closing = LoopbackResponse.WebSocketStep.closeFrame(
+                let closing = LoopbackServer.Response.WebSocketStep.closeFrame(
                     code: parser.closeCode,
                     reason: Array(short.utf8)
                 )
@@ -144,7 +144,7 @@ struct WebSocketSession {
 
     /// Answers the client's closing frame with its code, or with none when it gave none, and ends the connection.
     private func answerClose(_ code: UInt16?) -> ConnectionDisposition {
-        send(LoopbackResponse.WebSocketStep.closeFrame(code: code, reason: [])) ? .close : .abort
+        send(LoopbackServer.Response.WebSocketStep.closeFrame(code: code, reason: [])) ? .close : .abort
     }
 
     private func send(_ bytes: [UInt8]) -> Bool {
@@ -168,7 +168,7 @@ struct WebSocketSession {
     }
 
     /// A parsed event as the log records it.
-    private static func recorded(_ event: WebSocketFrameParser.Event) -> LoopbackWebSocketEvent {
+    private static func recorded(_ event: WebSocketFrameParser.Event) -> LoopbackServer.WebSocketEvent {
         switch event {
         case .text(let text): .text(text)
         case .binary(let data): .binary(data)

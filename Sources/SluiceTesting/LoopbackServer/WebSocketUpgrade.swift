@@ -13,7 +13,7 @@ enum WebSocketUpgrade {
         /// The request is a valid handshake: the head of the 101 answer.
         case accepted(head: [UInt8])
         /// It is not: the answer to send, which closes the connection.
-        case refused(LoopbackResponse)
+        case refused(LoopbackServer.Response)
     }
 
     /// Checks a handshake request and makes the answer.
@@ -27,17 +27,17 @@ enum WebSocketUpgrade {
     static func answer(
         _ head: RequestHead,
         bodyLength: Int,
-        headers: [LoopbackHeader],
+        headers: [HTTPHeaders.Field],
         subprotocols: [String]
     ) -> Outcome {
         func refuse(
             _ status: Int,
             _ rule: String,
-            _ extra: [LoopbackHeader] = [],
+            _ extra: [HTTPHeaders.Field] = [],
             connection: String = "close"
         ) -> Outcome {
-            var response = LoopbackResponse.text("not a WebSocket handshake: \(rule)", status: status)
-            response.headers += extra + [LoopbackHeader("Connection", connection)]
+            var response = LoopbackServer.Response.text("not a WebSocket handshake: \(rule)", status: status)
+            response.headers += extra + [.init("Connection", connection)]
             return .refused(response)
         }
         guard head.method == "GET" else {
@@ -54,7 +54,7 @@ enum WebSocketUpgrade {
             return refuse(
                 426,
                 "the Upgrade field does not name websocket (RFC 6455, section 4.2.1)",
-                [LoopbackHeader("Upgrade", "websocket")],
+                [.init("Upgrade", "websocket")],
                 connection: "Upgrade, close"
             )
         }
@@ -75,7 +75,7 @@ enum WebSocketUpgrade {
             return refuse(
                 426,
                 "the Sec-WebSocket-Version is \(found), not 13 (RFC 6455, section 4.4)",
-                [LoopbackHeader("Sec-WebSocket-Version", "13")]
+                [.init("Sec-WebSocket-Version", "13")]
             )
         }
         let hasBody =

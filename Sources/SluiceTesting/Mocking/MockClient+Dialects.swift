@@ -19,8 +19,8 @@ extension MockClient {
         _ definition: Definition.Type,
         expecting type: Response.Type,
         where predicate: @escaping @Sendable (Definition) -> Bool = { _ in true },
-        _ response: MockResponse<Response>
-    ) -> Stub {
+        _ response: MockClient.Response<Response>
+    ) -> MockClient.Stub {
         stub(APIDefinitionRequest<Definition, Response>.self, where: { predicate($0.definition) }, response)
     }
 
@@ -38,8 +38,8 @@ extension MockClient {
     @discardableResult
     public func stub<Endpoint: EndpointDefinition>(
         _ endpoint: Endpoint.Type,
-        _ response: MockResponse<Endpoint.Response>
-    ) -> Stub {
+        _ response: MockClient.Response<Endpoint.Response>
+    ) -> MockClient.Stub {
         stub(GenericRequest<Endpoint>.self, response)
     }
 }

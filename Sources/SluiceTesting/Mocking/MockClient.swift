@@ -26,7 +26,7 @@ public final class MockClient: Client {
     /// The middleware an HTTP or stream stub's response passes through, as a client's performer chain would wrap the
     /// transport: an HTTP cache, a logger.
     public let middleware: @Sendable (any RequestPerformer) -> any RequestPerformer
-    private let stubs = Locked<[Stub]>([])
+    private let stubs = Locked<[MockClient.Stub]>([])
     private let identity = Identity()
 
     /// What identifies this mock in a task-local scope.
@@ -35,7 +35,7 @@ public final class MockClient: Client {
     /// The stubs registered inside the current task's scope of one mock.
     private struct Scope: Sendable {
         let mock: ObjectIdentifier
-        let stubs: Locked<[Stub]>
+        let stubs: Locked<[MockClient.Stub]>
     }
 
     @TaskLocal private static var scope: Scope?
@@ -74,7 +74,7 @@ public final class MockClient: Client {
     }
 
     /// The stub table registrations and lookups use: the current scope's, or the mock's own.
-    private var table: Locked<[Stub]> {
+    private var table: Locked<[MockClient.Stub]> {
         if let scope = MockClient.scope, scope.mock == ObjectIdentifier(identity) {
             return scope.stubs
         }
@@ -88,8 +88,8 @@ public final class MockClient: Client {
     ///   - response: The answer.
     /// - Returns: The stub, to set how often it is expected to be used.
     @discardableResult
-    public func stub<R: Request>(_ type: R.Type, _ response: MockResponse<R.ResponseObject>) -> Stub {
-        register(Stub(description: "any \(R.self)", matches: { $0 is R }, answer: response))
+    public func stub<R: Request>(_ type: R.Type, _ response: MockClient.Response<R.ResponseObject>) -> MockClient.Stub {
+        register(MockClient.Stub(description: "any \(R.self)", matches: { $0 is R }, answer: response))
     }
 
     /// Registers a stub for the requests of a type that a predicate accepts.
@@ -103,10 +103,10 @@ public final class MockClient: Client {
     public func stub<R: Request>(
         _ type: R.Type,
         where predicate: @escaping @Sendable (R) -> Bool,
-        _ response: MockResponse<R.ResponseObject>
-    ) -> Stub {
+        _ response: MockClient.Response<R.ResponseObject>
+    ) -> MockClient.Stub {
         register(
-            Stub(
+            MockClient.Stub(
                 description: "\(R.self) matching a predicate",
                 matches: { ($0 as? R).map(predicate) ?? false },
                 answer: response
@@ -121,19 +121,22 @@ public final class MockClient: Client {
     ///   - response: The answer.
     /// - Returns: The stub, to set how often it is expected to be used.
     @discardableResult
-    public func stub<R: Request & Equatable>(matching request: R, _ response: MockResponse<R.ResponseObject>) -> Stub {
+    public func stub<R: Request & Equatable>(
+        matching request: R,
+        _ response: MockClient.Response<R.ResponseObject>
+    ) -> MockClient.Stub {
         register(
-            Stub(description: "\(request)", matches: { ($0 as? R) == request }, answer: response)
+            MockClient.Stub(description: "\(request)", matches: { ($0 as? R) == request }, answer: response)
         )
     }
 
-    private func register(_ stub: Stub) -> Stub {
+    private func register(_ stub: MockClient.Stub) -> MockClient.Stub {
         table.withLock { $0.append(stub) }
         return stub
     }
 
     /// The stubs registered in the current scope, or on the mock outside any scope, in order.
-    public var registeredStubs: [Stub] { table.withLock { $0 } }
+    public var registeredStubs: [MockClient.Stub] { table.withLock { $0 } }
 
     /// Answers a request from the first stub that matches.
     ///
@@ -172,14 +175,14 @@ public final class MockClient: Client {
     /// Answers a request's stream from the first stub that matches, through the real client's status check and body
     /// errors.
     ///
-    /// A ``MockResponse/stream(_:)`` stub plays its script; an HTTP response stub hands out its whole body as one
+    /// A ``MockClient/Response/stream(_:)`` stub plays its script; an HTTP response stub hands out its whole body as one
     /// chunk; a value stub cannot stream.
     ///
     /// - Parameter request: The request.
     /// - Returns: The streamed response.
     /// - Throws: `SluiceError`: the stub's error, one from the status check, or one listing the stubs when
     ///   none matches.
-    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> StreamedHTTPResponse {
+    public func stream<R: Request>(_ request: R) async throws(SluiceError) -> HTTPResponse.Streamed {
         let answer = try await answer(for: request)
         let performer: StubPerformer
         switch answer.content {
@@ -199,12 +202,12 @@ public final class MockClient: Client {
 
     /// Opens a WebSocket from the first stub that matches, through the real client and the ``middleware``.
     ///
-    /// A ``MockResponse/webSocket(_:)`` stub opens a WebSocket that plays its script; an HTTP response stub refuses
+    /// A ``MockClient/Response/webSocket(_:)`` stub opens a WebSocket that plays its script; an HTTP response stub refuses
     /// the handshake with that response (a 401, say), as a server that does not switch protocols would; a failure
     /// stub throws its error.
     ///
     /// ```swift
-    /// mock.stub(ChatRoom.self, .webSocket(MockWebSocket([.text("welcome"), .close(.normalClosure)])))
+    /// mock.stub(ChatRoom.self, .webSocket(MockClient.WebSocketScript([.text("welcome"), .close(.normalClosure)])))
     /// let socket = try await mock.webSocket(ChatRoom(id: 7))
     /// ```
     ///
@@ -239,7 +242,7 @@ public final class MockClient: Client {
     }
 
     /// The answer of the first stub that matches a request, after its delay.
-    private func answer<R: Request>(for request: R) async throws(SluiceError) -> MockResponse<R.ResponseObject> {
+    private func answer<R: Request>(for request: R) async throws(SluiceError) -> MockClient.Response<R.ResponseObject> {
         let candidates = table.withLock { $0 }
         // A request the client wrapped (to resume an event stream or a download) matches as the request it wraps.
         var matched: any Request = request
@@ -260,7 +263,7 @@ public final class MockClient: Client {
             )
         }
         stub.recordCall()
-        guard let answer = stub.answer as? MockResponse<R.ResponseObject> else {
+        guard let answer = stub.answer as? MockClient.Response<R.ResponseObject> else {
             throw SluiceError(.transport, message: "the stub for \(stub.description) answers another type")
         }
         if answer.delay > .zero {
@@ -273,14 +276,14 @@ public final class MockClient: Client {
         return answer
     }
 
-    /// Checks that every stub was used as expected: as many times as set with ``Stub/expect(calls:)-(Int)`` or its
+    /// Checks that every stub was used as expected: as many times as set with ``MockClient/Stub/expect(calls:)-(Int)`` or its
     /// range forms, or at least once.
     ///
-    /// - Throws: ``MockVerificationError`` listing every stub that was not.
-    public func verify() throws(MockVerificationError) {
+    /// - Throws: ``SluiceTestingError`` listing every stub that was not.
+    public func verify() throws(SluiceTestingError) {
         let failures = registeredStubs.compactMap(\.unmetExpectation)
         guard failures.isEmpty else {
-            throw MockVerificationError(failures: failures)
+            throw SluiceTestingError(unmetExpectations: failures)
         }
     }
 }

@@ -13,9 +13,9 @@ public import SluiceCore
 public final class StubPerformer: RequestPerformer {
     private let respond: @Sendable (URLRequest, Int) async throws -> HTTPResponse
     /// The script every request's stream plays, for a stub made with ``init(streaming:)``.
-    private let script: MockStream?
+    private let script: MockClient.StreamScript?
     /// The server every WebSocket handshake opens, for a stub made with ``init(webSocket:)``.
-    private let socket: MockWebSocket?
+    private let socket: MockClient.WebSocketScript?
     private let recorded = Locked<[URLRequest]>([])
 
     /// Creates a stub that answers with a closure.
@@ -33,7 +33,8 @@ public final class StubPerformer: RequestPerformer {
     public init(responses: [HTTPResponse]) {
         self.respond = { request, index in
             guard index < responses.count else {
-                throw StubPerformerError(
+                throw SluiceTestingError(
+                    .unstubbedRequest,
                     "no canned response left for request #\(index + 1), "
                         + "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)"): "
                         + "the stub was given \(responses.count)"
@@ -49,12 +50,12 @@ public final class StubPerformer: RequestPerformer {
     /// as the script plays it, ``perform(_:)`` returns it whole.
     ///
     /// ```swift
-    /// let stub = StubPerformer(streaming: MockStream(parts: [.text("one\n"), .pause(.milliseconds(5)), .text("two\n")]))
+    /// let stub = StubPerformer(streaming: MockClient.StreamScript(parts: [.text("one\n"), .pause(.milliseconds(5)), .text("two\n")]))
     /// let lines = try await APIClient(requestPerformer: stub).lines(TailLog())
     /// ```
     ///
     /// - Parameter script: The scripted head and body.
-    public init(streaming script: MockStream) {
+    public init(streaming script: MockClient.StreamScript) {
         self.respond = { _, _ in try await script.play().collect(upTo: .max) }
         self.script = script
         self.socket = nil
@@ -64,14 +65,15 @@ public final class StubPerformer: RequestPerformer {
     /// fail.
     ///
     /// ```swift
-    /// let server = MockWebSocket.echo()
+    /// let server = MockClient.WebSocketScript.echo()
     /// let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: url))
     /// ```
     ///
     /// - Parameter socket: The scripted server.
-    public init(webSocket socket: MockWebSocket) {
+    public init(webSocket socket: MockClient.WebSocketScript) {
         self.respond = { request, _ in
-            throw StubPerformerError(
+            throw SluiceTestingError(
+                .unstubbedRequest,
                 "the stub answers WebSocket handshakes only, not \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)")"
             )
         }
@@ -107,7 +109,7 @@ public final class StubPerformer: RequestPerformer {
     ///
     /// - Parameter request: The request.
     /// - Returns: The canned or computed response.
-    /// - Throws: What the closure throws, or ``StubPerformerError`` when the canned responses ran out.
+    /// - Throws: What the closure throws, or ``SluiceTestingError`` when the canned responses ran out.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         try await respond(request, record(request))
     }
@@ -118,12 +120,12 @@ public final class StubPerformer: RequestPerformer {
     /// - Parameter request: The request.
     /// - Returns: The streamed response.
     /// - Throws: What ``perform(_:)`` throws.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let index = record(request)
         if let script {
             return script.play()
         }
-        return StreamedHTTPResponse(try await respond(request, index))
+        return HTTPResponse.Streamed(try await respond(request, index))
     }
 
     /// Records the handshake's request and answers it: with a play of the scripted server for a stub made with
@@ -148,7 +150,8 @@ public final class StubPerformer: RequestPerformer {
         }
         let response = try await respond(request, index)
         guard response.status.code != 101 else {
-            throw StubPerformerError(
+            throw SluiceTestingError(
+                .unstubbedRequest,
                 "the stub answers 101 with no WebSocket to open: make it with StubPerformer(webSocket:) instead"
             )
         }
@@ -167,15 +170,5 @@ public final class StubPerformer: RequestPerformer {
             requests.append(request)
             return requests.count - 1
         }
-    }
-}
-
-/// A misuse of a ``StubPerformer``, such as more requests than canned responses.
-public struct StubPerformerError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

@@ -67,7 +67,7 @@ public final class RecordingPerformer: WrappingPerformer {
     /// - Parameter request: The request.
     /// - Returns: The base performer's streamed response.
     /// - Throws: What the base performer throws.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let response = try await base.stream(request)
         let credentials = RequestContext.current?.credentials ?? []
         let head = HTTPResponse(status: response.status, headers: response.headers, url: response.url)

@@ -38,7 +38,10 @@ public final class ReplayingPerformer: RequestPerformer {
                 // Parsed apart from the decoding, so that a file that is not JSON is reported with its line and column.
                 fixture = try JSONDocumentDecoder().decode(Fixture.self, from: JSON(parsing: Data(contentsOf: file)))
             } catch {
-                throw ReplayError("the fixture \(name) cannot be read: \(error)")
+                throw SluiceTestingError(
+                    .missingFixture,
+                    "the fixture \(name) cannot be read: \(error)"
+                )
             }
             fixtures[ReplayingPerformer.key(fixture.method, fixture.url), default: []].append(fixture)
         }
@@ -69,7 +72,7 @@ public final class ReplayingPerformer: RequestPerformer {
     ///
     /// - Parameter request: The request.
     /// - Returns: The recorded status, headers and body.
-    /// - Throws: ``ReplayError`` when no fixture was recorded for the request's method and URL.
+    /// - Throws: ``SluiceTestingError`` when no fixture was recorded for the request's method and URL.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         try fixture(for: request).response
     }
@@ -79,18 +82,18 @@ public final class ReplayingPerformer: RequestPerformer {
     ///
     /// - Parameter request: The request.
     /// - Returns: The recorded response, streamed.
-    /// - Throws: ``ReplayError`` when no fixture matches.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    /// - Throws: ``SluiceTestingError`` when no fixture matches.
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let (response, chunks) = try fixture(for: request)
         guard let chunks else {
-            return StreamedHTTPResponse(response)
+            return HTTPResponse.Streamed(response)
         }
         let (body, writer) = HTTPBody.makeStream(expectedLength: Int64(response.body.count))
         for part in Fixture.split(response.body, into: chunks) {
             writer.write(part)
         }
         writer.finish()
-        return StreamedHTTPResponse(status: response.status, headers: response.headers, url: response.url, body: body)
+        return HTTPResponse.Streamed(status: response.status, headers: response.headers, url: response.url, body: body)
     }
 
     /// The next recorded response for a request, and the sizes of the chunks its body was streamed in.
@@ -99,7 +102,8 @@ public final class ReplayingPerformer: RequestPerformer {
         let key = ReplayingPerformer.key(request.httpMethod ?? "GET", url)
         guard let recorded = fixtures[key], !recorded.isEmpty else {
             let known = fixtures.keys.sorted().map { "  \($0)" }.joined(separator: "\n")
-            throw ReplayError(
+            throw SluiceTestingError(
+                .missingFixture,
                 "no fixture in \(directory.path) for \(key); the fixtures are for:\n"
                     + (known.isEmpty ? "  (none)" : known)
             )
@@ -120,15 +124,5 @@ public final class ReplayingPerformer: RequestPerformer {
             url: request.url
         )
         return (response, fixture.chunks)
-    }
-}
-
-/// A request a ``ReplayingPerformer`` has no fixture for, or a fixture it cannot read.
-public struct ReplayError: Error, Sendable, CustomStringConvertible {
-    /// What is missing or wrong.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

@@ -574,7 +574,7 @@ final class Connection: ReadinessHandler, @unchecked Sendable {
                 }
                 let head = response(exchange, head: head)
                 continuation.resume(
-                    returning: StreamedHTTPResponse(
+                    returning: HTTPResponse.Streamed(
                         status: head.status,
                         headers: head.headers,
                         url: head.url,

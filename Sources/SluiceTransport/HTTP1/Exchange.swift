@@ -10,7 +10,7 @@ final class Exchange: @unchecked Sendable {
         /// The whole response, its body at most `limit` bytes.
         case buffered(CheckedContinuation<HTTPResponse, any Error>, limit: Int)
         /// The head, with the body to follow through a writer.
-        case streamed(CheckedContinuation<StreamedHTTPResponse, any Error>)
+        case streamed(CheckedContinuation<HTTPResponse.Streamed, any Error>)
     }
 
     /// The request as sent.

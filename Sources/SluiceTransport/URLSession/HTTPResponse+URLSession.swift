@@ -17,7 +17,7 @@ extension HTTPResponse {
     }
 }
 
-extension StreamedHTTPResponse {
+extension HTTPResponse.Streamed {
     /// Creates a streamed response from URLSession's head and a body still arriving.
     init(_ response: HTTPURLResponse, body: HTTPBody) {
         let head = HTTPResponse(response, body: Data())

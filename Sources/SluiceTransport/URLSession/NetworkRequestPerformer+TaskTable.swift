@@ -7,7 +7,7 @@ extension NetworkRequestPerformer {
         private struct Entry {
             var continuation: CheckedContinuation<HTTPResponse, any Error>?
             /// For a streamed request: who waits for the head, until it arrives.
-            var head: CheckedContinuation<StreamedHTTPResponse, any Error>?
+            var head: CheckedContinuation<HTTPResponse.Streamed, any Error>?
             /// For a streamed request: the body's writer, once the head has arrived.
             var writer: HTTPBody.Writer?
             /// For a streamed request, whether the task is suspended while the reader catches up.
@@ -92,7 +92,7 @@ extension NetworkRequestPerformer {
         /// Registers a streamed task; returns whether to resume it (not when it was cancelled first).
         func startStream(
             _ identifier: Int,
-            head: CheckedContinuation<StreamedHTTPResponse, any Error>,
+            head: CheckedContinuation<HTTPResponse.Streamed, any Error>,
             bufferLimit: Int,
             upload: TransportScope.UploadWatch?
         ) -> Bool {
@@ -182,7 +182,7 @@ extension NetworkRequestPerformer {
                 return
             }
             let streamed = state.withLock {
-                state -> (CheckedContinuation<StreamedHTTPResponse, any Error>, HTTPBody)? in
+                state -> (CheckedContinuation<HTTPResponse.Streamed, any Error>, HTTPBody)? in
                 guard var entry = state.entries[identifier], let head = entry.head else { return nil }
                 let length = response.expectedContentLength
                 let (body, writer) = HTTPBody.makeStream(expectedLength: length >= 0 ? length : nil)
@@ -201,7 +201,7 @@ extension NetworkRequestPerformer {
                 }
                 watchReader(of: dataTask)
                 completionHandler(.allow)
-                head.resume(returning: StreamedHTTPResponse(http, body: body))
+                head.resume(returning: HTTPResponse.Streamed(http, body: body))
                 return
             }
             let tooLarge = state.withLock { state -> Int? in

@@ -60,7 +60,7 @@ extension NetworkRequestPerformer {
 }
 
 /// A ``WebSocket``'s messages on a `URLSessionWebSocketTask`.
-final class URLSessionWebSocketChannel: WebSocketChannel {
+final class URLSessionWebSocketChannel: WebSocket.Channel {
     private let task: URLSessionWebSocketTask
     private let request: URLRequest
 

@@ -222,9 +222,9 @@ extension NetworkRequestPerformer {
     /// - Returns: The status, headers and the body to read.
     /// - Throws: `URLError` when the transfer fails before the head (`.cancelled` when the calling task was
     ///   cancelled); the body throws what fails it later.
-    public func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         guard ownsSession else {
-            return StreamedHTTPResponse(try await perform(request))
+            return HTTPResponse.Streamed(try await perform(request))
         }
         let (request, timeout, upload) = try prepare(request)
         let tasks = self.tasks

@@ -1,6 +1,6 @@
 // Sluice's own WebSocket connection as the channel a `WebSocket` handle carries its messages on.
 
-extension WebSocketConnection: WebSocketChannel {
+extension WebSocketConnection: WebSocket.Channel {
     func receive() async throws -> WebSocket.Message? {
         try await next()
     }

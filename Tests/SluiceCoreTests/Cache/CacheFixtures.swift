@@ -88,7 +88,7 @@ struct CacheBench {
     let origin: FakeOrigin
     let performer: CachingPerformer
 
-    init(_ origin: FakeOrigin, store: HTTPCacheStore = .memory(), maximumEntrySize: Int = 5 << 20) {
+    init(_ origin: FakeOrigin, store: HTTPCache.Store = .memory(), maximumEntrySize: Int = 5 << 20) {
         self.origin = origin
         cache = HTTPCache(
             store: store,

@@ -22,10 +22,10 @@ import Testing
         let origin = try await kind.origin(of: server)
         server.route("/item") { request in
             if request.header("If-None-Match") == "\"v1\"" {
-                return LoopbackResponse(status: 304, headers: [LoopbackHeader("ETag", "\"v1\"")])
+                return LoopbackServer.Response(status: 304, headers: [.init("ETag", "\"v1\"")])
             }
-            return LoopbackResponse(
-                headers: [LoopbackHeader("Cache-Control", "max-age=60"), LoopbackHeader("ETag", "\"v1\"")],
+            return LoopbackServer.Response(
+                headers: [.init("Cache-Control", "max-age=60"), HTTPHeaders.Field("ETag", "\"v1\"")],
                 body: Data("item".utf8)
             )
         }

@@ -12,10 +12,10 @@ import Testing
     @Test func servesFreshThenValidates() async throws {
         let bench = CacheBench(FakeOrigin(["Cache-Control": "max-age=60", "Date": F.httpDate(0), "ETag": "\"v1\""]))
         let first = try await bench.get()
-        #expect(first.cacheOutcome == HTTPCacheOutcome(.miss))
+        #expect(first.cacheOutcome == HTTPCache.Outcome(.miss))
         bench.advance(59)
         let second = try await bench.get()
-        #expect(second.cacheOutcome == HTTPCacheOutcome(.hit))
+        #expect(second.cacheOutcome == HTTPCache.Outcome(.hit))
         #expect(second.headers[.age] == "59")
         #expect(second.body == Data("body".utf8))
         #expect(bench.origin.count == 1)
@@ -50,11 +50,11 @@ import Testing
         bench.advance(20)
         let revalidated = try await bench.get()
         #expect(revalidated.status == .ok)
-        #expect(revalidated.cacheOutcome == HTTPCacheOutcome(.revalidated))
+        #expect(revalidated.cacheOutcome == HTTPCache.Outcome(.revalidated))
         #expect(revalidated.body == Data("payload".utf8))
         #expect(revalidated.headers["X-Version"] == "2")
         bench.advance(90)
-        #expect(try await bench.get().cacheOutcome == HTTPCacheOutcome(.hit))
+        #expect(try await bench.get().cacheOutcome == HTTPCache.Outcome(.hit))
         #expect(origin.count == 2)
     }
 
@@ -108,7 +108,7 @@ import Testing
     @Test(
         arguments: [
             // seconds after storing, request Cache-Control, expected outcome, origin reached
-            (10, "max-age=5", HTTPCacheOutcome.Kind.revalidated, true),
+            (10, "max-age=5", HTTPCache.Outcome.Kind.revalidated, true),
             (10, "max-age=50", .hit, false),
             (10, "min-fresh=55", .revalidated, true),
             (10, "min-fresh=40", .hit, false),
@@ -117,12 +117,12 @@ import Testing
             (70, "max-stale", .staleHit, false),
             (90, "max-stale=20", .revalidated, true),
             (10, "max-age=ten", .revalidated, true),
-        ] as [(Int64, String, HTTPCacheOutcome.Kind, Bool)]
+        ] as [(Int64, String, HTTPCache.Outcome.Kind, Bool)]
     )
     func honoursRequestDirectives(
         _ after: Int64,
         _ directives: String,
-        _ kind: HTTPCacheOutcome.Kind,
+        _ kind: HTTPCache.Outcome.Kind,
         _ reached: Bool
     )
         async throws
@@ -149,7 +149,8 @@ import Testing
         let none = try await bench.get(["Cache-Control": "only-if-cached"])
         #expect(none.status.code == 504)
         #expect(
-            none.cacheOutcome == HTTPCacheOutcome(.unavailable, detail: "only-if-cached, and nothing stored may answer")
+            none.cacheOutcome
+                == HTTPCache.Outcome(.unavailable, detail: "only-if-cached, and nothing stored may answer")
         )
         #expect(bench.origin.count == 0)
         _ = try await bench.get()
@@ -163,16 +164,16 @@ import Testing
     /// 5.2.2: response directives that forbid serving without validation, or stale.
     @Test(
         arguments: [
-            ("no-cache, max-age=60", 10, ["max-stale": ""], HTTPCacheOutcome.Kind.revalidated),
+            ("no-cache, max-age=60", 10, ["max-stale": ""], HTTPCache.Outcome.Kind.revalidated),
             ("must-revalidate, max-age=60", 70, ["max-stale": ""], .revalidated),
             ("max-age=60", 70, ["max-stale": ""], .staleHit),
-        ] as [(String, Int64, [String: String], HTTPCacheOutcome.Kind)]
+        ] as [(String, Int64, [String: String], HTTPCache.Outcome.Kind)]
     )
     func honoursResponseDirectives(
         _ stored: String,
         _ after: Int64,
         _ asked: [String: String],
-        _ kind: HTTPCacheOutcome.Kind
+        _ kind: HTTPCache.Outcome.Kind
     )
         async throws
     {
@@ -187,7 +188,7 @@ import Testing
     @Test func reportsWhyNothingWasStored() async throws {
         let bench = CacheBench(FakeOrigin(["Cache-Control": "no-store"]))
         let answer = try await bench.get()
-        #expect(answer.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "the response says no-store"))
+        #expect(answer.cacheOutcome == HTTPCache.Outcome(.notStored, detail: "the response says no-store"))
         _ = try await bench.get()
         #expect(bench.origin.count == 2)
     }
@@ -223,7 +224,7 @@ import Testing
         _ = try await bench.get()
         _ = try await bench.get(url: other)
         let deleted = try await bench.get(method: "DELETE")
-        #expect(deleted.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "DELETE responses are not stored"))
+        #expect(deleted.cacheOutcome == HTTPCache.Outcome(.notStored, detail: "DELETE responses are not stored"))
         #expect(try await bench.get().cacheOutcome?.kind == .hit)
         _ = try await bench.get(method: "POST")
         #expect(try await bench.get().cacheOutcome?.kind == .miss)
@@ -290,7 +291,7 @@ import Testing
         _ = try await bench.get()
         bench.advance(20)
         let stale = try await bench.get()
-        #expect(stale.cacheOutcome == HTTPCacheOutcome(.staleHit, detail: "stale-while-revalidate"))
+        #expect(stale.cacheOutcome == HTTPCache.Outcome(.staleHit, detail: "stale-while-revalidate"))
         try await bench.cache.backgroundRevalidations.wait { $0 == 0 }
         #expect(bench.origin.count == 2)
         #expect(try await bench.get().cacheOutcome?.kind == .hit)
@@ -323,7 +324,7 @@ import Testing
             bench.advance(after)
             if served {
                 let answer = try await bench.get()
-                #expect(answer.cacheOutcome == HTTPCacheOutcome(.staleHit, detail: "stale-if-error"))
+                #expect(answer.cacheOutcome == HTTPCache.Outcome(.staleHit, detail: "stale-if-error"))
                 #expect(answer.body == Data("ok".utf8))
             } else if failure == "throw" {
                 await #expect(throws: URLError.self) { try await bench.get() }
@@ -352,7 +353,7 @@ import Testing
             FakeOrigin(["Cache-Control": "no-store", "Cache-Status": "Sluice; hit; detail=\"hit\", CDN; hit"])
         )
         let answer = try await bench.get()
-        #expect(answer.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "the response says no-store"))
+        #expect(answer.cacheOutcome == HTTPCache.Outcome(.notStored, detail: "the response says no-store"))
         #expect(answer.headers.values(for: "Cache-Status").count == 2)
     }
 
@@ -371,7 +372,7 @@ import Testing
     @Test func passesRangesThrough() async throws {
         let bench = CacheBench(FakeOrigin(["Cache-Control": "max-age=60"]))
         let ranged = try await bench.get(["Range": "bytes=0-1"])
-        #expect(ranged.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "a Range request is passed through"))
+        #expect(ranged.cacheOutcome == HTTPCache.Outcome(.notStored, detail: "a Range request is passed through"))
         #expect(try await bench.get().cacheOutcome?.kind == .miss)
     }
 
@@ -397,7 +398,7 @@ import Testing
     /// A streamed origin: the body in chunks of `chunkSize` bytes.
     private static func streamingOrigin(_ body: Data, chunk: Int, directives: String = "max-age=60") -> StubPerformer {
         StubPerformer(
-            streaming: MockStream(
+            streaming: MockClient.StreamScript(
                 headers: ["Cache-Control": directives],
                 parts: stride(from: 0, to: body.count, by: chunk).map {
                     .bytes(body.subdata(in: $0..<min($0 + chunk, body.count)))
@@ -445,8 +446,8 @@ import Testing
         let performer = origin.performer.cached(in: HTTPCache()).logged { line in lines.withLock { $0.append(line) } }
         let client = APIClient(requestPerformer: performer)
         let request = DataRequest(url: F.url)
-        #expect(try await client.response(for: request).cacheOutcome == HTTPCacheOutcome(.miss))
-        #expect(try await client.response(for: request).cacheOutcome == HTTPCacheOutcome(.hit))
+        #expect(try await client.response(for: request).cacheOutcome == HTTPCache.Outcome(.miss))
+        #expect(try await client.response(for: request).cacheOutcome == HTTPCache.Outcome(.hit))
         let finished = lines.withLock { $0 }.filter { $0.hasPrefix("←") }
         #expect(finished.count == 2)
         #expect(finished.last?.hasSuffix(", 1 attempt, cache: hit") == true)
@@ -461,13 +462,13 @@ private struct UndeclaredLengthOrigin: RequestPerformer {
         try await stream(request).collect(upTo: .max)
     }
 
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let (body, continuation) = AsyncStream<Data>.makeStream()
         for chunk in chunks {
             continuation.yield(chunk)
         }
         continuation.finish()
-        return StreamedHTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"], body: HTTPBody(body))
+        return HTTPResponse.Streamed(status: .ok, headers: ["Cache-Control": "max-age=60"], body: HTTPBody(body))
     }
 }
 

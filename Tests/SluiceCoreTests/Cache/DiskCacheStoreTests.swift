@@ -44,7 +44,7 @@ import Testing
     @Test func staysWithinItsLimitDroppingTheLeastRecentlyUsed() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        for store in [HTTPCacheStore.memory(limit: 3_500), try .disk(at: directory, limit: 3_500)] {
+        for store in [HTTPCache.Store.memory(limit: 3_500), try .disk(at: directory, limit: 3_500)] {
             let bench = CacheBench(
                 FakeOrigin(["Cache-Control": "max-age=60"], body: String(repeating: "x", count: 800)),
                 store: store
@@ -91,7 +91,7 @@ import Testing
         try Data("not a directory".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect {
-            _ = try HTTPCacheStore.disk(at: file)
+            _ = try HTTPCache.Store.disk(at: file)
         } throws: { error in
             let message = (error as? SluiceError)?.message ?? ""
             return message.hasPrefix("cannot open the HTTP cache in \(file.path)/v1: ")
@@ -158,7 +158,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (number, storage) in stores.enumerated() {
                 group.addTask {
-                    let performer = PatternPerformer().cached(in: HTTPCache(store: HTTPCacheStore(storage: storage)))
+                    let performer = PatternPerformer().cached(in: HTTPCache(store: HTTPCache.Store(storage: storage)))
                     for index in 0..<20 {
                         // Both write the same entries, each in its own order.
                         let entry = number == 0 ? index : 19 - index

@@ -138,7 +138,10 @@ import FoundationNetworking
     @Test(arguments: TransportKind.socketCases, cases)
     func sluicesTransportEndsEachCaseWithAClearError(_ kind: TransportKind, _ hostile: Case) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/hostile", response: LoopbackResponse(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen)))
+        server.route(
+            "/hostile",
+            response: LoopbackServer.Response(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen))
+        )
         let performer = Self.socketPerformer(kind)
         var request = URLRequest(url: origin.url("/hostile"))
         request.timeoutInterval = 20
@@ -163,7 +166,10 @@ import FoundationNetworking
             // FoundationNetworking: "Fatal error: Transfer completed, but there's no response." (Transports article).
             return
         }
-        server.route("/hostile", response: LoopbackResponse(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen)))
+        server.route(
+            "/hostile",
+            response: LoopbackServer.Response(fault: .raw(hostile.pieces, thenClose: !hostile.keepOpen))
+        )
         let performer = TransportKind.urlSession.makePerformer(maximumBodySize: 1 << 20)
         var request = URLRequest(url: server.url("/hostile"))
         request.timeoutInterval = 5
@@ -191,7 +197,10 @@ import FoundationNetworking
         let started = Signal("the drip at the server")
         server.route("/drip") { _ in
             started.fire()
-            return LoopbackResponse(body: Data(count: 1 << 20), fault: .drip(bytes: 10, every: .milliseconds(100)))
+            return LoopbackServer.Response(
+                body: Data(count: 1 << 20),
+                fault: .drip(bytes: 10, every: .milliseconds(100))
+            )
         }
         let clock = TestClock()
         let client = APIClient(requestPerformer: kind.makePerformer(), deadline: .seconds(30), clock: clock)

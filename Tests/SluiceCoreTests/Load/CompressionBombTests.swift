@@ -73,7 +73,7 @@ extension SoakTests {
     func aGzipBombIsDecodedInBoundedMemoryOnSluicesTransport(_ bomb: BombCase) async throws {
         let bytes = try #require(await CompressionBomb.bytes(), "gzip could not be run")
         let server = try LoopbackServer()
-        server.route("/bomb", response: LoopbackResponse(body: bytes).addingHeader("Content-Encoding", "gzip"))
+        server.route("/bomb", response: LoopbackServer.Response(body: bytes).addingHeader("Content-Encoding", "gzip"))
         let limit = 16 << 20
         let performer = SocketRequestPerformer(
             configuration: SocketRequestPerformer.Configuration(
@@ -142,7 +142,7 @@ extension SoakTests {
     @Test func aGzipBombEndsAtTheBodyLimitOnURLSession() async throws {
         let bomb = try #require(await CompressionBomb.bytes(), "gzip could not be run")
         let server = try LoopbackServer()
-        server.route("/bomb", response: LoopbackResponse(body: bomb).addingHeader("Content-Encoding", "gzip"))
+        server.route("/bomb", response: LoopbackServer.Response(body: bomb).addingHeader("Content-Encoding", "gzip"))
         let limit = 16 << 20
         let performer = TransportKind.urlSession.makePerformer(maximumBodySize: limit)
         func run() async -> Int? {

@@ -72,13 +72,13 @@ let soakRequested = ProcessInfo.processInfo.environment["SLUICE_SOAK"] == "1"
         }
         server.route("GET", "/fail/*", response: .json(#"{"error": "boom"}"#, status: 500))
         server.route("GET", "/slow/*") { request in
-            LoopbackResponse.json(#"{"n": \#(request.path.split(separator: "/").last ?? "-1")}"#)
+            LoopbackServer.Response.json(#"{"n": \#(request.path.split(separator: "/").last ?? "-1")}"#)
                 .delayed(by: .milliseconds(150))
         }
-        server.route("GET", "/drop/*", response: LoopbackResponse(fault: .closeWithoutResponse))
+        server.route("GET", "/drop/*", response: LoopbackServer.Response(fault: .closeWithoutResponse))
         server.route("GET", "/hang/*") { request in
             hanging.arrived(request.path.split(separator: "/").last.flatMap { Int($0) })
-            return LoopbackResponse(body: Data("{}".utf8), delay: .seconds(30))
+            return LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(30))
         }
     }
 
@@ -287,7 +287,7 @@ let soakRequested = ProcessInfo.processInfo.environment["SLUICE_SOAK"] == "1"
         let hanging = Hanging()
         Self.install(on: server, hanging: hanging)
         let base = kind.makePerformer()
-        let deduplicated = base.retrying(RetryPolicy(baseDelay: .milliseconds(1))).deduplicated()
+        let deduplicated = base.retrying(RetryingPerformer.Policy(baseDelay: .milliseconds(1))).deduplicated()
         let client = APIClient(requestPerformer: deduplicated, deadline: .seconds(60))
         let tasks = (0..<8).map { number in
             Task { try await client.perform(Call(url: origin.url("/hang/\(number % 2)"))) }

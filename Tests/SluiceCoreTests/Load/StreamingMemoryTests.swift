@@ -66,10 +66,10 @@ extension SoakTests {
             last = chunk
         }
         #expect(received == StreamingMemoryTests.bodySize)
-        #expect(first == LoopbackResponse.generatedBytes(in: 0..<1_024))
+        #expect(first == LoopbackServer.Response.generatedBytes(in: 0..<1_024))
         #expect(
             last
-                == LoopbackResponse.generatedBytes(
+                == LoopbackServer.Response.generatedBytes(
                     in: (StreamingMemoryTests.bodySize - Int64(last.count))..<StreamingMemoryTests.bodySize
                 )
         )

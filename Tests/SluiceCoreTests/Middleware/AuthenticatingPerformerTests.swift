@@ -33,12 +33,13 @@ private struct Preauthorized: Request {
         server = try LoopbackServer()
         server.route("GET", "/secure") { request in
             request.header("Authorization") == "Bearer fresh"
-                ? .text("welcome") : LoopbackResponse.text("expired", status: 401)
+                ? .text("welcome") : LoopbackServer.Response.text("expired", status: 401)
         }
     }
 
     private func store(refreshes: Locked<Int>, failing: Bool = false) -> CredentialStore {
-        CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["127.0.0.1"]) { _ in
+        CredentialStore(credential: CredentialStore.Credential(authorization: "Bearer stale"), hosts: ["127.0.0.1"]) {
+            _ in
             refreshes.withLock { $0 += 1 }
             // No wait is needed to make concurrent 401s share the refresh: each asks for a refresh after the
             // credential it was refused with, and a refresh that already replaced it (or failed) is shared.
@@ -46,7 +47,7 @@ private struct Preauthorized: Request {
             if failing {
                 throw RefreshFailed()
             }
-            return Credential(authorization: "Bearer fresh")
+            return CredentialStore.Credential(authorization: "Bearer fresh")
         }
     }
 
@@ -98,7 +99,7 @@ private struct Preauthorized: Request {
             stale.fire()
             // Each on its connection's thread. One that runs out of time answers anyway, and the counts below fail.
             try? stale.block(count: 50)
-            return LoopbackResponse.text("expired", status: 401)
+            return LoopbackServer.Response.text("expired", status: 401)
         }
         let refreshes = Locked(0)
         let tokens = store(refreshes: refreshes)
@@ -132,8 +133,10 @@ private struct Preauthorized: Request {
 
     @Test func sharesAFailedRefreshWithA401ThatArrivesAfterIt() async throws {
         let failed = Signal("the refresh failed")
-        let tokens = CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["api.example.com"])
-        {
+        let tokens = CredentialStore(
+            credential: CredentialStore.Credential(authorization: "Bearer stale"),
+            hosts: ["api.example.com"]
+        ) {
             _ in
             defer { failed.fire() }
             throw RefreshFailed()
@@ -168,7 +171,7 @@ private struct Preauthorized: Request {
         let payload = Data((0..<1_000).map { UInt8(truncatingIfNeeded: $0) })
         server.route("POST", "/upload") { request in
             request.header("Authorization") == "Bearer fresh"
-                ? .text("stored \(request.body.count)") : LoopbackResponse.text("expired", status: 401)
+                ? .text("stored \(request.body.count)") : LoopbackServer.Response.text("expired", status: 401)
         }
         struct Upload: Request {
             typealias ResponseObject = Data
@@ -223,11 +226,17 @@ private struct Preauthorized: Request {
         server.route(
             "GET",
             "/away",
-            response: LoopbackResponse(status: 302).addingHeader("Location", "http://localhost:\(other.port)/landing")
+            response: LoopbackServer.Response(status: 302).addingHeader(
+                "Location",
+                "http://localhost:\(other.port)/landing"
+            )
         )
-        server.route("GET", "/home", response: LoopbackResponse(status: 302).addingHeader("Location", "/secure"))
-        let tokens = CredentialStore(credential: Credential(authorization: "Bearer fresh"), hosts: ["127.0.0.1"]) { _ in
-            Credential(authorization: "Bearer fresh")
+        server.route("GET", "/home", response: LoopbackServer.Response(status: 302).addingHeader("Location", "/secure"))
+        let tokens = CredentialStore(
+            credential: CredentialStore.Credential(authorization: "Bearer fresh"),
+            hosts: ["127.0.0.1"]
+        ) { _ in
+            CredentialStore.Credential(authorization: "Bearer fresh")
         }
         let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
         #expect(try await client.perform(Secure(url: server.url("/away"))) == Data("landed".utf8))
@@ -239,6 +248,9 @@ private struct Preauthorized: Request {
     }
 
     @Test func neverShowsTheSecretInItsDescription() {
-        #expect(Credential(authorization: "Bearer s3cr3t").description == "Credential(Bearer ***)")
+        #expect(
+            CredentialStore.Credential(authorization: "Bearer s3cr3t").description
+                == "Credential(Bearer ***)"
+        )
     }
 }

@@ -12,7 +12,7 @@ import Testing
 
     @Test func cancelsATransportStillRunningAtTheDeadline() async throws {
         let server = try LoopbackServer()
-        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(30)))
+        server.route("GET", "/slow", response: LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(30)))
         let clock = TestClock()
         let client = APIClient(deadline: .milliseconds(300), clock: clock)
         let task = Task { try await client.perform(Slow(url: server.url("/slow"))) }

@@ -74,7 +74,7 @@ private struct Feed: Request {
         let arrived = Signal("the shared request at the server")
         server.route("GET", "/slow-feed") { _ in
             arrived.fire()
-            return LoopbackResponse(body: Data("late".utf8), delay: .seconds(30))
+            return LoopbackServer.Response(body: Data("late".utf8), delay: .seconds(30))
         }
         let performer = NetworkRequestPerformer().deduplicated()
         let client = APIClient(requestPerformer: performer)

@@ -38,7 +38,7 @@ private struct ContextProbe: RequestPerformer {
 @Suite struct RequestContextTests {
     let url: URL
     /// Waits of zero between attempts.
-    let immediate = RetryPolicy(maximumAttempts: 3, randomFraction: { 0 })
+    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 })
 
     init() throws {
         url = try #require(URL(string: "https://api.example.com/items"))
@@ -183,11 +183,16 @@ private struct ContextProbe: RequestPerformer {
             HTTPResponse(status: .serviceUnavailable),
             HTTPResponse(status: .ok, body: Data("fresh".utf8)),
         ])
-        let retryingAuth = auth.retrying(RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }), clock: TestClock())
-        let tokens = CredentialStore(credential: Credential(authorization: "Bearer stale"), hosts: ["api.example.com"])
-        { _ in
+        let retryingAuth = auth.retrying(
+            RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 }),
+            clock: TestClock()
+        )
+        let tokens = CredentialStore(
+            credential: CredentialStore.Credential(authorization: "Bearer stale"),
+            hosts: ["api.example.com"]
+        ) { _ in
             let response = try await retryingAuth.perform(URLRequest(url: tokenURL))
-            return Credential(authorization: "Bearer " + String(decoding: response.body, as: UTF8.self))
+            return CredentialStore.Credential(authorization: "Bearer " + String(decoding: response.body, as: UTF8.self))
         }
         let service = StubPerformer { request in
             request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"

@@ -25,7 +25,9 @@ private struct Call: Request {
 }
 
 /// A route that answers with the given responses in turn, then with the last one.
-private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackRequest) -> LoopbackResponse {
+private func sequence(
+    _ responses: [LoopbackServer.Response]
+) -> @Sendable (LoopbackServer.Request) -> LoopbackServer.Response {
     let served = Locked(0)
     return { _ in
         let index = served.withLock { served in
@@ -39,7 +41,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
 @Suite struct RetryingPerformerTests {
     let server: LoopbackServer
     /// Waits of zero: the jitter draws no time at all.
-    let fast = RetryPolicy(
+    let fast = RetryingPerformer.Policy(
         maximumAttempts: 3,
         baseDelay: .milliseconds(5),
         deadline: .seconds(20),
@@ -52,7 +54,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         server = try LoopbackServer()
     }
 
-    private func client(_ policy: RetryPolicy) -> APIClient {
+    private func client(_ policy: RetryingPerformer.Policy) -> APIClient {
         APIClient(requestPerformer: NetworkRequestPerformer().retrying(policy, clock: clock))
     }
 
@@ -71,8 +73,11 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
             "/guarded",
             respond: sequence([.json(#"{"ok": false}"#, status: 503), .json(#"{"ok": true}"#)])
         )
-        let tokens = CredentialStore(credential: Credential(authorization: "Bearer abc"), hosts: ["127.0.0.1"]) { _ in
-            Credential(authorization: "Bearer refreshed")
+        let tokens = CredentialStore(
+            credential: CredentialStore.Credential(authorization: "Bearer abc"),
+            hosts: ["127.0.0.1"]
+        ) { _ in
+            CredentialStore.Credential(authorization: "Bearer refreshed")
         }
         // The retry is inside the authentication: each attempt is rebuilt, and must still carry the credential.
         let client = APIClient(requestPerformer: NetworkRequestPerformer().retrying(fast).authenticated(by: tokens))
@@ -83,7 +88,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     }
 
     @Test func honoursRetryAfterAndSucceedsOnTheThirdAttempt() async throws {
-        let unavailable = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "1")
+        let unavailable = LoopbackServer.Response.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "1")
         server.route("GET", "/flaky", respond: sequence([unavailable, unavailable, .json(#"{"ok": true}"#)]))
         let client = client(fast)
         let task = Task { try await client.response(for: Call(url: server.url("/flaky"))) }
@@ -106,7 +111,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let limited = LoopbackResponse.json(#"{"ok": false}"#, status: 429)
+        let limited = LoopbackServer.Response.json(#"{"ok": false}"#, status: 429)
             .addingHeader("Retry-After", formatter.string(from: inAnHour))
         server.route("GET", "/limited", respond: sequence([limited, .json(#"{"ok": true}"#)]))
         var patient = fast
@@ -165,7 +170,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     }
 
     @Test func retriesTransportFailuresThenReportsThemAll() async throws {
-        server.route("GET", "/dropped", response: LoopbackResponse(fault: .resetConnection))
+        server.route("GET", "/dropped", response: LoopbackServer.Response(fault: .resetConnection))
         let error = try await #require(throws: SluiceError.self) {
             try await client(fast).perform(Call(url: server.url("/dropped")))
         }
@@ -225,7 +230,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
         let failing = StubPerformer(always: HTTPResponse(status: .badGateway))
         let url = try #require(URL(string: "https://api.example.com/boom"))
         // The drawn wait is 10 seconds, past the 1-second deadline: one attempt, then the 502 as it is.
-        let policy = RetryPolicy(
+        let policy = RetryingPerformer.Policy(
             maximumAttempts: 5,
             baseDelay: .seconds(20),
             maximumDelay: .seconds(20),
@@ -238,7 +243,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     }
 
     @Test func startsNoAttemptAfterTheDeadline() async throws {
-        let later = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "30")
+        let later = LoopbackServer.Response.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "30")
         server.route("GET", "/later", response: later)
         var policy = fast
         policy.deadline = .seconds(2)
@@ -253,9 +258,9 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     }
 
     @Test func stopsWaitingAtOnceWhenCancelled() async throws {
-        let later = LoopbackResponse.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "20")
+        let later = LoopbackServer.Response.json(#"{"ok": false}"#, status: 503).addingHeader("Retry-After", "20")
         server.route("GET", "/wait", response: later)
-        let client = client(RetryPolicy(maximumAttempts: 3, deadline: .seconds(60)))
+        let client = client(RetryingPerformer.Policy(maximumAttempts: 3, deadline: .seconds(60)))
         let task = Task { try await client.perform(Call(url: server.url("/wait"))) }
         await clock.waitForSleepers()
         #expect(clock.sleepers == [clock.now.advanced(by: .seconds(20))])
@@ -269,8 +274,16 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
     }
 
     @Test func drawsBackoffWithFullJitterUnderAGrowingCeiling() {
-        let low = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .seconds(1), randomFraction: { 0 })
-        let high = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .seconds(1), randomFraction: { 0.999_999 })
+        let low = RetryingPerformer.Policy(
+            baseDelay: .milliseconds(100),
+            maximumDelay: .seconds(1),
+            randomFraction: { 0 }
+        )
+        let high = RetryingPerformer.Policy(
+            baseDelay: .milliseconds(100),
+            maximumDelay: .seconds(1),
+            randomFraction: { 0.999_999 }
+        )
         #expect(low.backoff(before: 2) == .zero)
         #expect(high.backoff(before: 2) <= .milliseconds(100))
         #expect(high.backoff(before: 3) > .milliseconds(199))
@@ -294,7 +307,7 @@ private func sequence(_ responses: [LoopbackResponse]) -> @Sendable (LoopbackReq
                 return request
             }
         }
-        let unavailable = LoopbackResponse.json(#"{"ok": false}"#, status: 502)
+        let unavailable = LoopbackServer.Response.json(#"{"ok": false}"#, status: 502)
         server.route("GET", "/rebuild", respond: sequence([unavailable, .json(#"{"ok": true}"#)]))
         #expect(try await client(fast).perform(Counted(url: server.url("/rebuild"), built: built)).ok)
         #expect(server.receivedRequests.map { $0.header("X-Build") } == ["1", "2"])

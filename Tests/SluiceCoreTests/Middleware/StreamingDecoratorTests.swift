@@ -10,7 +10,7 @@ import Testing
     /// The clock of the waits and limits, moved only by the tests.
     let clock = TestClock()
     /// Waits of zero between attempts.
-    let immediate = RetryPolicy(maximumAttempts: 3, deadline: .seconds(20), randomFraction: { 0 })
+    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, deadline: .seconds(20), randomFraction: { 0 })
 
     init() throws {
         request = URLRequest(url: try testURL("https://api.example.com/feed"))
@@ -68,7 +68,7 @@ import Testing
                 served += 1
                 // A 503 whose body would take a minute to arrive, then a quick 200.
                 return served == 1
-                    ? LoopbackResponse.text(String(repeating: "b", count: 20_000), status: 503)
+                    ? LoopbackServer.Response.text(String(repeating: "b", count: 20_000), status: 503)
                         .injecting(.drip(bytes: 100, every: .milliseconds(300)))
                     : .text("ready")
             }
@@ -124,10 +124,13 @@ import Testing
         // What the refresh saw of the 401's transfer.
         let scripted = Locked<ScriptedStreams?>(nil)
         let refusedEndedBeforeRefresh = Locked<Bool?>(nil)
-        let store = CredentialStore(credential: Credential(authorization: "Bearer old"), hosts: ["api.example.com"]) {
+        let store = CredentialStore(
+            credential: CredentialStore.Credential(authorization: "Bearer old"),
+            hosts: ["api.example.com"]
+        ) {
             _ in
             refusedEndedBeforeRefresh.withLock { $0 = scripted.withLock { $0?.writers.first?.isTerminated } }
-            return Credential(authorization: "Bearer new")
+            return CredentialStore.Credential(authorization: "Bearer new")
         }
         let base = ScriptedStreams { request, _ in
             guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else {
@@ -269,7 +272,7 @@ import Testing
         let log = EventLog()
         let base = ScriptedStreams([ScriptedStreams.Scripted(status: .ok, chunks: ["hel", "lo"])])
         // Called directly: the call owns its context, until its body's reader is done with it.
-        var held: StreamedHTTPResponse? = try await base.observed(by: log).stream(request)
+        var held: HTTPResponse.Streamed? = try await base.observed(by: log).stream(request)
         for try await chunk in try #require(held).body {
             #expect(chunk == Data("hel".utf8))
             break

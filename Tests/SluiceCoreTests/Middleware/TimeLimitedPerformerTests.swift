@@ -79,7 +79,7 @@ private struct Get: Request {
             return HTTPResponse(status: .ok, body: Data("third".utf8))
         }
         // Waits of zero between attempts.
-        let fast = RetryPolicy(maximumAttempts: 3, deadline: .seconds(30), randomFraction: { 0 })
+        let fast = RetryingPerformer.Policy(maximumAttempts: 3, deadline: .seconds(30), randomFraction: { 0 })
         let perAttempt = APIClient(
             requestPerformer: hanging.timeLimited(to: .milliseconds(100), clock: clock).retrying(fast, clock: clock)
         )

@@ -7,7 +7,7 @@ import Testing
 /// The built-in decorators and the client on a WebSocket's handshake: what each does to it, over a scripted server.
 @Suite struct WebSocketDecoratorTests {
     /// Waits of zero between attempts.
-    let immediate = RetryPolicy(maximumAttempts: 3, deadline: .seconds(20), randomFraction: { 0 })
+    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, deadline: .seconds(20), randomFraction: { 0 })
     let clock = TestClock()
 
     /// A WebSocket endpoint described as a request.
@@ -24,7 +24,7 @@ import Testing
     final class Handshakes: RequestPerformer {
         enum Outcome: Sendable {
             case refuse(HTTPStatus, HTTPHeaders = [:])
-            case open(MockWebSocket)
+            case open(MockClient.WebSocketScript)
             case fail(URLError.Code)
             /// What Sluice's transport throws when the server does not answer the handshake in time.
             case timeOut
@@ -84,7 +84,7 @@ import Testing
     // MARK: - The client
 
     @Test func theClientBuildsTheRequestAndReportsTheHandshake() async throws {
-        let server = MockWebSocket([.text("welcome"), .close(.normalClosure)], subprotocols: ["chat.v2"])
+        let server = MockClient.WebSocketScript([.text("welcome"), .close(.normalClosure)], subprotocols: ["chat.v2"])
         let base = Handshakes([.open(server)])
         let log = EventLog()
         let client = APIClient(requestPerformer: base.observed(by: log))
@@ -170,7 +170,7 @@ import Testing
                 return try await base.perform(request)
             }
         }
-        let server = MockWebSocket.echo()
+        let server = MockClient.WebSocketScript.echo()
         let socket = try await APIClient(requestPerformer: UserAgentPerformer(base: Handshakes([.open(server)])))
             .webSocket(ChatRoom(id: 7))
         try await socket.send(.text("through"))
@@ -181,11 +181,11 @@ import Testing
 
     @Test func sendsTheCredentialAndRefreshesItAfterA401() async throws {
         let store = CredentialStore(
-            credential: Credential(authorization: "Bearer old"),
+            credential: CredentialStore.Credential(authorization: "Bearer old"),
             hosts: ["chat.example.com"],
-            refresh: { _ in Credential(authorization: "Bearer new") }
+            refresh: { _ in CredentialStore.Credential(authorization: "Bearer new") }
         )
-        let server = MockWebSocket.echo()
+        let server = MockClient.WebSocketScript.echo()
         let base = Handshakes([.refuse(.unauthorized), .open(server)])
         let socket = try await base.authenticated(by: store).webSocket(try request())
         try await socket.send(.text("ping"))
@@ -196,9 +196,9 @@ import Testing
 
     @Test func aSecond401IsThrownAsItCame() async throws {
         let store = CredentialStore(
-            credential: Credential(authorization: "Bearer old"),
+            credential: CredentialStore.Credential(authorization: "Bearer old"),
             hosts: ["chat.example.com"],
-            refresh: { _ in Credential(authorization: "Bearer new") }
+            refresh: { _ in CredentialStore.Credential(authorization: "Bearer new") }
         )
         let base = Handshakes([.refuse(.unauthorized), .refuse(.unauthorized)])
         let error = await #expect(throws: SluiceError.self) {
@@ -211,7 +211,7 @@ import Testing
     // MARK: - Retry
 
     @Test func retriesARefusalWithARetryableStatusThenOpens() async throws {
-        let server = MockWebSocket([.text("up"), .close(.normalClosure)])
+        let server = MockClient.WebSocketScript([.text("up"), .close(.normalClosure)])
         let base = Handshakes([.refuse(.serviceUnavailable), .fail(.networkConnectionLost), .open(server)])
         let socket = try await base.retrying(immediate, clock: clock).webSocket(try request())
         #expect(try await socket.receive() == .text("up"))
@@ -219,7 +219,7 @@ import Testing
     }
 
     @Test func waitsForRetryAfterBeforeTheNextHandshake() async throws {
-        let server = MockWebSocket([.close(.normalClosure)])
+        let server = MockClient.WebSocketScript([.close(.normalClosure)])
         let base = Handshakes([.refuse(.serviceUnavailable, [.retryAfter: "3"]), .open(server)])
         let performer = base.retrying(immediate, clock: clock)
         let request = try request()
@@ -252,7 +252,10 @@ import Testing
     // MARK: - Time limit and the rest
 
     @Test func aTimeLimitBoundsTheHandshakeOnly() async throws {
-        let server = MockWebSocket([.pause(.seconds(60)), .text("late"), .close(.normalClosure)], clock: clock)
+        let server = MockClient.WebSocketScript(
+            [.pause(.seconds(60)), .text("late"), .close(.normalClosure)],
+            clock: clock
+        )
         let performer = Handshakes([.open(server)]).timeLimited(to: .seconds(5), clock: clock)
         let socket = try await performer.webSocket(try request())
         let clock = self.clock
@@ -263,14 +266,14 @@ import Testing
     }
 
     @Test func theCacheAndDeduplicationPassTheHandshakeOn() async throws {
-        let cached = MockWebSocket.echo()
+        let cached = MockClient.WebSocketScript.echo()
         let base = Handshakes([.open(cached)])
         let socket = try await base.cached(in: HTTPCache()).webSocket(try request())
         try await socket.send(.text("cached"))
         #expect(try await socket.receive() == .text("cached"))
 
-        let first = MockWebSocket.echo()
-        let second = MockWebSocket.echo()
+        let first = MockClient.WebSocketScript.echo()
+        let second = MockClient.WebSocketScript.echo()
         let shared = Handshakes([.open(first), .open(second)])
         let deduplicated = shared.deduplicated()
         async let one = deduplicated.webSocket(try request())
@@ -285,7 +288,7 @@ import Testing
     }
 
     @Test func aTimedOutHandshakeIsRetried() async throws {
-        let server = MockWebSocket([.text("up")])
+        let server = MockClient.WebSocketScript([.text("up")])
         let base = Handshakes([.timeOut, .open(server)])
         let socket = try await base.retrying(immediate, clock: clock).webSocket(try request())
         #expect(try await socket.receive() == .text("up"))

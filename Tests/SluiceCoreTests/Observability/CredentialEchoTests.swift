@@ -133,7 +133,7 @@ import Testing
     func startServer(_ credentials: Credentials) throws -> LoopbackServer {
         let server = try LoopbackServer()
         server.route("POST", "/login") { _ in
-            LoopbackResponse.json(
+            LoopbackServer.Response.json(
                 """
                 {"user": "ada", "access_token": "\(credentials.accessToken)", \
                 "refresh_token": "\(credentials.refreshToken)", "id_token": "\(credentials.idToken)", "expires_in": 3600}
@@ -142,7 +142,7 @@ import Testing
             .addingHeader("Set-Cookie", "session=\(credentials.session); Path=/; HttpOnly")
             .addingHeader("Set-Cookie", "sid=\(credentials.cookie); Path=/echo")
         }
-        for format in LoopbackResponse.EchoFormat.allCases {
+        for format in LoopbackServer.Response.EchoFormat.allCases {
             server.route("/echo/\(format)") { request in .echo(of: request, as: format) }
         }
         server.route("/denied") { request in .echo(of: request, as: .json, status: 403) }
@@ -159,10 +159,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = Locked<[String]>([])
         let store = CredentialStore(
-            credential: Credential(authorization: "Bearer \(credentials.bearer)"),
+            credential: CredentialStore.Credential(authorization: "Bearer \(credentials.bearer)"),
             hosts: ["127.0.0.1"]
         ) { _ in
-            Credential(authorization: "Bearer \(credentials.refreshed)")
+            CredentialStore.Credential(authorization: "Bearer \(credentials.refreshed)")
         }
         let recorder = RecordingPerformer(
             base: NetworkRequestPerformer().authenticated(by: store).logged(bodyLimit: 1 << 20) { line in

@@ -46,7 +46,7 @@ private final class Recorder: RequestObserver {
     init() throws {
         server = try LoopbackServer()
         server.route("POST", "/login") { _ in
-            LoopbackResponse.json(#"{"token": "s3cr3t-issued", "user": "ada"}"#).addingHeader(
+            LoopbackServer.Response.json(#"{"token": "s3cr3t-issued", "user": "ada"}"#).addingHeader(
                 "Set-Cookie",
                 "session=s3cr3t-set"
             )
@@ -167,13 +167,13 @@ private final class Recorder: RequestObserver {
         server.route("GET", "/twice") { _ in
             served.withLock { served in
                 served += 1
-                return served == 1 ? LoopbackResponse(status: 503) : .json("{}")
+                return served == 1 ? LoopbackServer.Response(status: 503) : .json("{}")
             }
         }
         let metrics = MetricsObserver()
         let recorder = Recorder()
         let performer = NetworkRequestPerformer().observed(by: recorder).retrying(
-            RetryPolicy(baseDelay: .milliseconds(1))
+            RetryingPerformer.Policy(baseDelay: .milliseconds(1))
         ).observed(by: metrics)
         struct Get: Request {
             typealias ResponseObject = JSON

@@ -121,9 +121,9 @@ import Testing
         let stub = StubPerformer(always: jsonResponse(#"{"id": 1, "name": "Ada"}"#, status: .notModified))
         let client = APIClient(requestPerformer: stub, acceptableStatus: .codes(200..<300, 304))
         #expect(try await client.perform(GetUser(id: 1)).name == "Ada")
-        #expect(StatusValidation.successful.accepts(.created))
-        #expect(!StatusValidation.successful.accepts(.notModified))
-        #expect(StatusValidation.any.accepts(.internalServerError))
+        #expect(APIClient.StatusValidation.successful.accepts(.created))
+        #expect(!APIClient.StatusValidation.successful.accepts(.notModified))
+        #expect(APIClient.StatusValidation.any.accepts(.internalServerError))
     }
 
     @Test func reportsInvalidJSONWithLineAndColumn() async throws {

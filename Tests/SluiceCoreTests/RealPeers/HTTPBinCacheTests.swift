@@ -66,9 +66,9 @@ struct HTTPBinCacheTests {
     /// even to a request that accepts staleness.
     @Test func followsDirectivesFromResponseHeaders() async throws {
         let noStore = try await get("/response-headers?Cache-Control=no-store")
-        #expect(noStore.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "the response says no-store"))
+        #expect(noStore.cacheOutcome == HTTPCache.Outcome(.notStored, detail: "the response says no-store"))
         let varyStar = try await get("/response-headers?Cache-Control=max-age%3D60&Vary=*")
-        #expect(varyStar.cacheOutcome == HTTPCacheOutcome(.notStored, detail: "Vary: * matches no later request"))
+        #expect(varyStar.cacheOutcome == HTTPCache.Outcome(.notStored, detail: "Vary: * matches no later request"))
         let path = "/response-headers?Cache-Control=max-age%3D60%2C%20must-revalidate"
         #expect(try await get(path).cacheOutcome?.kind == .miss)
         #expect(try await get(path).cacheOutcome?.kind == .hit)

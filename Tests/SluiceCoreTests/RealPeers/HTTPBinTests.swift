@@ -22,7 +22,7 @@ private struct PostUpload: Endpoint {
     static let definition: Definition<PostUpload> = Definition(method: .post, path: "post")
     typealias Response = Echo
     var body: MultipartForm
-    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder() }
+    var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder() }
 }
 
 /// What httpbin's `/post` echoes.

@@ -298,7 +298,7 @@ extension NginxTLSTests {
         /// A body of data is sent over TLS, and a stream body chunked.
         @Test(arguments: TLSLibrary.all)
         func requestBodiesAreSent(_ library: TLSLibrary) async throws {
-            upstream.route("/echo") { request in LoopbackResponse(body: request.body) }
+            upstream.route("/echo") { request in LoopbackServer.Response(body: request.body) }
             let performer = try tlsPerformer(pki, library: library)
             let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             var request = URLRequest(url: try server.httpsURL("/proxy/echo"))
@@ -315,7 +315,11 @@ extension NginxTLSTests {
         func cancellingTheReaderEndsTheTransfer(_ library: TLSLibrary) async throws {
             upstream.route(
                 "/endless",
-                response: LoopbackResponse.generated(byteCount: 1 << 40, chunkSize: 1_024, pause: .milliseconds(10))
+                response: LoopbackServer.Response.generated(
+                    byteCount: 1 << 40,
+                    chunkSize: 1_024,
+                    pause: .milliseconds(10)
+                )
             )
             let performer = try tlsPerformer(pki, library: library)
             let response = try await performer.stream(URLRequest(url: try server.httpsURL("/proxy/endless")))
@@ -332,7 +336,10 @@ extension NginxTLSTests {
         @Test(arguments: TLSLibrary.all)
         func anUpstreamCutMidBodyFailsTheBody(_ library: TLSLibrary) async throws {
             let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
-            upstream.route("/cut", response: LoopbackResponse(body: body).injecting(.closeMidBody(afterBytes: 30_000)))
+            upstream.route(
+                "/cut",
+                response: LoopbackServer.Response(body: body).injecting(.closeMidBody(afterBytes: 30_000))
+            )
             let performer = try tlsPerformer(pki, library: library)
             let response = try await performer.stream(URLRequest(url: try server.httpsURL("/proxy/cut")))
             var received = Data()

@@ -18,7 +18,7 @@ extension ProxyPeerTests {
             )
             defer { squid.removeDirectory() }
             let proxy = try Proxy(url: squid.url())
-            let proxies = ProxySettings(http: proxy, https: proxy)
+            let proxies = Proxy.Settings(http: proxy, https: proxy)
             guard let (peer, performer) = try await WebSocketPeerTests.start(.websockets, channel, proxies: proxies)
             else { return }
             var request = peer.request("/authorization")

@@ -31,7 +31,7 @@ private func performer(through proxyURL: String, _ pki: TestPKI) throws -> Socke
     var tls = TLSConfiguration()
     tls.additionalTrustRoots = [.file(pki.root.path)]
     let performer = SocketRequestPerformer(
-        configuration: .init(tls: tls, proxies: ProxySettings(http: proxy, https: proxy), fallback: NoFallback())
+        configuration: .init(tls: tls, proxies: Proxy.Settings(http: proxy, https: proxy), fallback: NoFallback())
     )
     try #require(performer.handlesHTTPS, "\(SocketRequestPerformer.httpsUnavailableReason ?? "")")
     return performer

@@ -26,7 +26,7 @@ struct TLSRelayTransportTests {
     }
 
     @Test func aServerThatSendsNothingTimesOut() async throws {
-        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
+        server.route("GET", "/slow", response: LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(20)))
         var raw = Raw(url: relay.url("/slow"))
         raw.timeout = 0.2
         let error = try await #require(throws: SluiceError.self) {
@@ -48,7 +48,7 @@ struct TLSRelayTransportTests {
         let arrived = Signal("the request at the server")
         server.route("GET", "/slow") { _ in
             arrived.fire()
-            return LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60))
+            return LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(60))
         }
         let client = APIClient(requestPerformer: performer)
         let task = Task { try await client.perform(Raw(url: relay.url("/slow"))) }

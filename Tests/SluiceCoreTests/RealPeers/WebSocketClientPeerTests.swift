@@ -20,9 +20,9 @@ import Testing
     @Test func aCredentialFromTheMiddlewareReachesTheServer() async throws {
         guard let peer = try await WebSocketPeer.start() else { return }
         let store = CredentialStore(
-            credential: Credential(authorization: "Bearer from-the-store"),
+            credential: CredentialStore.Credential(authorization: "Bearer from-the-store"),
             hosts: [peer.baseURL.host ?? ""],
-            refresh: { _ in Credential(authorization: "Bearer refreshed") }
+            refresh: { _ in CredentialStore.Credential(authorization: "Bearer refreshed") }
         )
         let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
         let client = APIClient(requestPerformer: performer.authenticated(by: store).retrying(.default))
@@ -50,7 +50,7 @@ import Testing
         guard let peer = try await WebSocketPeer.start() else { return }
         let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
         let client = APIClient(
-            requestPerformer: performer.retrying(RetryPolicy(maximumAttempts: 2, randomFraction: { 0 }))
+            requestPerformer: performer.retrying(RetryingPerformer.Policy(maximumAttempts: 2, randomFraction: { 0 }))
         )
         let error = await #expect(throws: SluiceError.self) {
             _ = try await client.webSocket(
@@ -73,7 +73,7 @@ import Testing
         let connections = Locked(0)
         let socket = try await APIClient(requestPerformer: performer).webSocket(
             PeerPath(base: peer.baseURL, path: "drop"),
-            reconnecting: RetryPolicy(maximumAttempts: 3, randomFraction: { 0 })
+            reconnecting: RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 })
         ) { _ in
             connections.withLock { $0 += 1 }
         }

@@ -33,7 +33,7 @@ import Testing
     static func start(
         _ kind: WebSocketPeer.Kind = .websockets,
         _ channel: Channel,
-        proxies: ProxySettings = .none
+        proxies: Proxy.Settings = .none
     ) async throws -> (WebSocketPeer, SocketRequestPerformer)? {
         switch channel {
         case .tcp:

@@ -24,7 +24,7 @@ final class ScriptedStreamPerformer: RequestPerformer {
         try await stream(request).collect(upTo: 1 << 20)
     }
 
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         requests.withLock { $0.append(request) }
         guard let reply = replies.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
             throw URLError(.cannotConnectToHost)
@@ -34,7 +34,7 @@ final class ScriptedStreamPerformer: RequestPerformer {
             writer.write(Data(chunk.utf8))
         }
         writer.finish(throwing: reply.failure)
-        return StreamedHTTPResponse(status: reply.status, headers: reply.headers, body: body)
+        return HTTPResponse.Streamed(status: reply.status, headers: reply.headers, body: body)
     }
 }
 
@@ -154,7 +154,10 @@ final class ScriptedStreamPerformer: RequestPerformer {
 
     @Test func readsLinesFromTheLoopbackServerAsTheyArrive() async throws {
         let server = try LoopbackServer()
-        server.route("/log", response: LoopbackResponse.text("one\ntwo\r\nthree").injecting(.chunked(chunkSize: 2)))
+        server.route(
+            "/log",
+            response: LoopbackServer.Response.text("one\ntwo\r\nthree").injecting(.chunked(chunkSize: 2))
+        )
         let client = APIClient()
         var lines: [String] = []
         for try await line in try await client.lines(Raw(url: server.url("/log"))) {
@@ -195,8 +198,8 @@ final class ScriptedStreamPerformer: RequestPerformer {
                 throw URLError(.unsupportedURL)
             }
 
-            func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
-                StreamedHTTPResponse(status: .ok, body: HTTPBody(EndlessChunks { _ in Data("tick\n".utf8) }))
+            func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
+                HTTPResponse.Streamed(status: .ok, body: HTTPBody(EndlessChunks { _ in Data("tick\n".utf8) }))
             }
         }
         let stream = try await APIClient(requestPerformer: Endless()).lines(request)
@@ -251,7 +254,7 @@ final class ScriptedStreamPerformer: RequestPerformer {
     @Test func givesUpAfterThePolicysAttemptsWithTheLastFailure() async throws {
         let performer = ScriptedStreamPerformer([.init(chunks: ["data: only\n\n"], failure: URLError(.timedOut))])
         let clock = TestClock()
-        let policy = RetryPolicy(maximumAttempts: 2)
+        let policy = RetryingPerformer.Policy(maximumAttempts: 2)
         let events = try await APIClient(requestPerformer: performer).events(
             request,
             reconnecting: policy,

@@ -9,7 +9,7 @@ import Testing
 /// the loopback server's cuts and ranges on as they are).
 @Suite struct DownloadTests {
     let content = sampleBytes(100_000)
-    let eTag = LoopbackHeader("ETag", "\"v1\"")
+    let eTag = HTTPHeaders.Field("ETag", "\"v1\"")
 
     @Test(arguments: TransportKind.socketCases)
     func writesTheBodyToTheDestinationInPlaceOfTheFileThereAndLeavesNoPartialFile(_ kind: TransportKind) async throws {
@@ -33,12 +33,12 @@ import Testing
         #expect(server.receivedRequests.first?.header("Range") == nil)
     }
 
-    @Test(arguments: TransportKind.socketCases, [nil, LoopbackResponse.Fault.chunked(chunkSize: 4_096)])
-    func progressRisesToTheTotal(_ kind: TransportKind, framing: LoopbackResponse.Fault?) async throws {
+    @Test(arguments: TransportKind.socketCases, [nil, LoopbackServer.Response.Fault.chunked(chunkSize: 4_096)])
+    func progressRisesToTheTotal(_ kind: TransportKind, framing: LoopbackServer.Response.Fault?) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let origin = try await kind.origin(of: server)
-        server.route("/file", response: LoopbackResponse(body: content, fault: framing))
+        server.route("/file", response: LoopbackServer.Response(body: content, fault: framing))
         let scratch = try ScratchDirectory()
         let download = kind.makeClient().download(Raw(url: origin.url("/file")), to: scratch.file("file.bin"))
         var reports: [TransferProgress] = []
@@ -58,10 +58,10 @@ import Testing
     @Test(
         arguments: TransportKind.socketCases,
         [
-            LoopbackHeader("ETag", "\"v1\""), LoopbackHeader("Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT"),
+            HTTPHeaders.Field("ETag", "\"v1\""), HTTPHeaders.Field("Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT"),
         ]
     )
-    func resumesACutDownloadWithRangeAndIfRange(_ kind: TransportKind, validator: LoopbackHeader) async throws {
+    func resumesACutDownloadWithRangeAndIfRange(_ kind: TransportKind, validator: HTTPHeaders.Field) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let origin = try await kind.origin(of: server)
@@ -131,10 +131,10 @@ import Testing
         // If-Range asks.
         let replacement = contentChanged ? sampleBytes(60_000, seed: 2) : content
         if contentChanged {
-            let changed = RangedFile(replacement, validators: [LoopbackHeader("ETag", "\"v2\"")])
+            let changed = RangedFile(replacement, validators: [.init("ETag", "\"v2\"")])
             server.route("/file", respond: changed.respond)
         } else {
-            server.route("/file", response: LoopbackResponse(headers: [eTag], body: content))
+            server.route("/file", response: LoopbackServer.Response(headers: [eTag], body: content))
         }
         let download = kind.makeClient().download(Raw(url: origin.url("/file")), to: destination)
         var reports: [TransferProgress] = []
@@ -159,10 +159,10 @@ import Testing
         let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
         // A server that ignores If-Range and sends the range of a file that has changed.
         server.route("/file") { _ in
-            LoopbackResponse(
+            LoopbackServer.Response(
                 status: 206,
                 headers: [
-                    LoopbackHeader("ETag", "\"v2\""), LoopbackHeader("Content-Range", "bytes 40000-99999/100000"),
+                    HTTPHeaders.Field("ETag", "\"v2\""), HTTPHeaders.Field("Content-Range", "bytes 40000-99999/100000"),
                 ],
                 body: Data(count: 60_000)
             )
@@ -203,8 +203,8 @@ import Testing
         let origin = try await kind.origin(of: server)
         let scratch = try ScratchDirectory()
         let destination = try partialDownload(of: content, cutAt: 40_000, in: scratch)
-        let headers = [eTag] + (contentRange.map { [LoopbackHeader("Content-Range", $0)] } ?? [])
-        server.route("/file") { _ in LoopbackResponse(status: 206, headers: headers, body: Data(count: 60_000)) }
+        let headers = [eTag] + (contentRange.map { [.init("Content-Range", $0)] } ?? [])
+        server.route("/file") { _ in LoopbackServer.Response(status: 206, headers: headers, body: Data(count: 60_000)) }
         let error = await #expect(throws: SluiceError.self) {
             try await kind.makeClient().download(Raw(url: origin.url("/file")), to: destination).finished()
         }
@@ -324,7 +324,7 @@ import Testing
         let server = try LoopbackServer()
         defer { server.stop() }
         let origin = try await kind.origin(of: server)
-        server.route("/file", response: LoopbackResponse(headers: [eTag], body: content))
+        server.route("/file", response: LoopbackServer.Response(headers: [eTag], body: content))
         let scratch = try ScratchDirectory()
         // The partial file is a link to a device that is always full.
         let partial = scratch.file("file.bin.part")
@@ -350,7 +350,7 @@ import Testing
     @Test func aDestinationInAMissingDirectoryFailsBeforeSending() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("/file", response: LoopbackResponse(body: content))
+        server.route("/file", response: LoopbackServer.Response(body: content))
         let scratch = try ScratchDirectory()
         let destination = scratch.file("missing").appendingPathComponent("file.bin")
         let error = await #expect(throws: SluiceError.self) {
@@ -365,7 +365,7 @@ import Testing
     @Test func aDestinationThatIsNotAFileFailsBeforeSending() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("/file", response: LoopbackResponse(body: content))
+        server.route("/file", response: LoopbackServer.Response(body: content))
         let destination = try #require(URL(string: "https://example.com/file.bin"))
         let error = await #expect(throws: SluiceError.self) {
             try await APIClient().download(Raw(url: server.url("/file")), to: destination).finished()
@@ -409,7 +409,7 @@ import Testing
     @Test func aMockClientDownloadsAStubbedStreamMatchedByTheRequestItWasGiven() async throws {
         let scratch = try ScratchDirectory()
         let mock = MockClient()
-        mock.stub(Raw.self, .stream(MockStream(parts: [.text("first "), .text("second")])))
+        mock.stub(Raw.self, .stream(MockClient.StreamScript(parts: [.text("first "), .text("second")])))
         let result = try await mock.download(Raw(url: URL(fileURLWithPath: "/file")), to: scratch.file("file.bin"))
             .finished()
         #expect(result.bytes == 12)
@@ -425,7 +425,7 @@ import Testing
         // by the cases beside it under a sanitizer (the TLS ones among them) may see seconds late.
         server.route(
             "/file",
-            response: LoopbackResponse(
+            response: LoopbackServer.Response(
                 headers: [eTag],
                 body: content,
                 fault: .drip(bytes: 256, every: .milliseconds(100))
@@ -481,7 +481,7 @@ import Testing
         let server = try LoopbackServer()
         defer { server.stop() }
         let origin = try await kind.origin(of: server)
-        server.route("/large", response: LoopbackResponse(body: large))
+        server.route("/large", response: LoopbackServer.Response(body: large))
         let scratch = try ScratchDirectory()
         let result = try await kind.makeClient().download(Raw(url: origin.url("/large")), to: scratch.file("large.bin"))
             .finished()

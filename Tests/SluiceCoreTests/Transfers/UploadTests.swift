@@ -36,7 +36,7 @@ import Testing
         static let definition: Definition<PostFile> = Definition(method: .post, path: "files")
         typealias Response = Receipt
         var body: MultipartForm
-        var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "upload-test-boundary") }
+        var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder(boundary: "upload-test-boundary") }
     }
 
     /// The progress an upload reports, read to its end, and its outcome.
@@ -137,7 +137,7 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("POST", "/slow") { _ in
             arrived.fire()
-            return LoopbackResponse.json("{}").delayed(by: .seconds(30))
+            return LoopbackServer.Response.json("{}").delayed(by: .seconds(30))
         }
         let upload = kind.makeClient().upload(PostData(url: origin.url("/slow"), body: Data(count: 10)))
         try await arrived.wait()

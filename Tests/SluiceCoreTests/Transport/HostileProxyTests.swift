@@ -84,7 +84,7 @@ final class ScriptedProxy: Sendable {
             configuration: .init(
                 connectTimeout: connectTimeout,
                 maximumHeaderBytes: maximumHeaderBytes,
-                proxies: ProxySettings(http: proxy, https: proxy),
+                proxies: Proxy.Settings(http: proxy, https: proxy),
                 fallback: NoFallback()
             )
         )

@@ -23,7 +23,7 @@ import Testing
     @Test(arguments: TransportKind.socketCases)
     func aTaskOnALoopIsAnsweredOnThatLoopsThread(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/hello", response: LoopbackResponse(body: Data("hello".utf8)))
+        server.route("/hello", response: LoopbackServer.Response(body: Data("hello".utf8)))
         let performer = kind.makeSocketPerformer()
         let loops = try await withTaskExecutorPreference(SocketRequestPerformer.loopExecutor()) {
             var loops = [Self.currentLoop()]
@@ -45,7 +45,7 @@ import Testing
     @Test(arguments: TransportKind.socketCases)
     func tasksOnTheLoopsShareTheirConnections(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/n", response: LoopbackResponse(body: Data("n".utf8)))
+        server.route("/n", response: LoopbackServer.Response(body: Data("n".utf8)))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 3))
         let answered = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<16 {

@@ -21,7 +21,7 @@ import FoundationNetworking
         storage = try #require(URLSessionConfiguration.ephemeral.httpCookieStorage)
         performer = SocketRequestPerformer(configuration: .init(cookieStorage: storage))
         server.route("GET", "/set") { _ in
-            LoopbackResponse.text("set")
+            LoopbackServer.Response.text("set")
                 .addingHeader("Set-Cookie", "plain=1; Path=/")
                 .addingHeader("Set-Cookie", "secure=2; Path=/; Secure")
                 .addingHeader("Set-Cookie", "deep=3; Path=/deep")
@@ -79,7 +79,7 @@ import FoundationNetworking
     func anExpiredCookieDeletesTheStoredOne(_ expiry: String) async throws {
         _ = try await performer.perform(URLRequest(url: server.url("/set")))
         server.route("GET", "/forget") { _ in
-            LoopbackResponse.text("gone").addingHeader("Set-Cookie", "plain=; Path=/; \(expiry)")
+            LoopbackServer.Response.text("gone").addingHeader("Set-Cookie", "plain=; Path=/; \(expiry)")
         }
         _ = try await performer.perform(URLRequest(url: server.url("/forget")))
         #expect(Set(storage.cookies?.map(\.name) ?? []) == ["secure", "deep", "dated"])

@@ -125,7 +125,7 @@ import Testing
     @Test(arguments: TransportKind.socketCases, badResponses)
     func aResponseThatBreaksTheProtocolFailsNamingWhatWasWrong(_ kind: TransportKind, _ bad: BadResponse) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/bad", response: LoopbackResponse(fault: .raw(bad.pieces)))
+        server.route("/bad", response: LoopbackServer.Response(fault: .raw(bad.pieces)))
         for onALoop in [false, true] {
             let performer = kind.makeSocketPerformer(configuration: bad.configuration)
             let task = Task.starting(onALoop: onALoop) {
@@ -163,7 +163,7 @@ import Testing
     ) async throws {
         let (raw, expected) = cut
         let origin = try await kind.origin(of: server)
-        server.route("/cut", response: LoopbackResponse(fault: .raw([raw])))
+        server.route("/cut", response: LoopbackServer.Response(fault: .raw([raw])))
         let performer = kind.makeSocketPerformer()
         let error = await #expect(throws: SluiceError.self) {
             _ = try await performer.perform(URLRequest(url: origin.url("/cut")))
@@ -178,7 +178,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         server.route(
             "/extra",
-            response: LoopbackResponse(fault: .raw(["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA"]))
+            response: LoopbackServer.Response(fault: .raw(["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA"]))
         )
         let performer = kind.makeSocketPerformer()
         let error = await #expect(throws: SluiceError.self) {
@@ -194,7 +194,10 @@ import Testing
     @Test(arguments: TransportKind.socketCases)
     func aServerThatSendsNothingTimesOutOnce(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/silent", response: LoopbackResponse(fault: .raw([], thenClose: false)).delayed(by: .seconds(30)))
+        server.route(
+            "/silent",
+            response: LoopbackServer.Response(fault: .raw([], thenClose: false)).delayed(by: .seconds(30))
+        )
         var request = URLRequest(url: origin.url("/silent"))
         request.timeoutInterval = 0.2
         // Also from a task on one of the loops, whose thread fires the timeout.
@@ -214,7 +217,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         server.route(
             "/drip",
-            response: LoopbackResponse(body: Data("x".utf8), fault: .drip(bytes: 1, every: .milliseconds(50)))
+            response: LoopbackServer.Response(body: Data("x".utf8), fault: .drip(bytes: 1, every: .milliseconds(50)))
         )
         let performer = kind.makeSocketPerformer(configuration: .init(maximumHeadTime: .milliseconds(300)))
         var request = URLRequest(url: origin.url("/drip"))
@@ -240,7 +243,7 @@ import Testing
         let trailers = String(repeating: "X-T: \(String(repeating: "1", count: 100))\r\n", count: 10_000)
         server.route(
             "/trailers",
-            response: LoopbackResponse(
+            response: LoopbackServer.Response(
                 fault: .raw(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", trailers])
             )
         )
@@ -270,7 +273,7 @@ import Testing
     )
     func readsWhatHTTPAllows(_ kind: TransportKind, _ pieces: [String]) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/odd", response: LoopbackResponse(fault: .raw(pieces, pause: .milliseconds(5))))
+        server.route("/odd", response: LoopbackServer.Response(fault: .raw(pieces, pause: .milliseconds(5))))
         let response = try await kind.makeSocketPerformer().perform(URLRequest(url: origin.url("/odd")))
         #expect(response.status == .ok)
         #expect(String(decoding: response.body, as: UTF8.self) == "ok")
@@ -292,7 +295,7 @@ import Testing
     @Test(arguments: TransportKind.socketCases)
     func opensNoMoreConnectionsThanTheLimitPerOrigin(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
-        server.route("/slow", response: LoopbackResponse.text("slow").delayed(by: .milliseconds(50)))
+        server.route("/slow", response: LoopbackServer.Response.text("slow").delayed(by: .milliseconds(50)))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 3))
         let most = Locked(0)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -323,7 +326,7 @@ import Testing
                 return calls
             }
             // The second request, the first on the kept-alive connection, finds it closed.
-            return call == 2 ? LoopbackResponse(fault: .closeWithoutResponse) : .text("fine")
+            return call == 2 ? LoopbackServer.Response(fault: .closeWithoutResponse) : .text("fine")
         }
         let performer = kind.makeSocketPerformer()
         var request = URLRequest(url: origin.url("/flaky"))
@@ -348,7 +351,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         server.route(
             "/then-more",
-            response: LoopbackResponse(
+            response: LoopbackServer.Response(
                 fault: .raw(
                     [
                         "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
@@ -397,7 +400,7 @@ import Testing
         server.route(
             "POST",
             "/submit",
-            response: LoopbackResponse(status: 303, headers: [LoopbackHeader("Location", "/done")])
+            response: LoopbackServer.Response(status: 303, headers: [.init("Location", "/done")])
         )
         server.route("GET", "/done") { request in .text("\(request.method) \(request.body.count)") }
         var request = URLRequest(url: origin.url("/submit"))
@@ -569,7 +572,7 @@ import Testing
         // The 304 announces the length of the representation it stands for, and sends no body.
         server.route(
             "/cached",
-            response: LoopbackResponse(
+            response: LoopbackServer.Response(
                 fault: .raw(["HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n"], thenClose: false)
             )
         )
@@ -612,7 +615,7 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("/hang") { _ in
             arrived.fire()
-            return LoopbackResponse.text("late").delayed(by: .seconds(30))
+            return LoopbackServer.Response.text("late").delayed(by: .seconds(30))
         }
         server.route("/quick", response: .text("quick"))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))

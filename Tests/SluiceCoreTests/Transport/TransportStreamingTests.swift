@@ -15,18 +15,22 @@ import Testing
 
     /// A response that never ends on its own: a terabyte, a kilobyte every 10 ms, so that a transfer that ends
     /// was ended by the client.
-    static let endless = LoopbackResponse.generated(byteCount: 1 << 40, chunkSize: 1_024, pause: .milliseconds(10))
+    static let endless = LoopbackServer.Response.generated(
+        byteCount: 1 << 40,
+        chunkSize: 1_024,
+        pause: .milliseconds(10)
+    )
 
     /// A body whose byte `i` is `i % 251`, so that a chunk out of place shows.
     static func pattern(_ count: Int) -> Data {
-        LoopbackResponse.generatedBytes(in: 0..<Int64(count))
+        LoopbackServer.Response.generatedBytes(in: 0..<Int64(count))
     }
 
     @Test(arguments: TransportKind.allCases)
     func streamsABodyInChunksThatAddUpToIt(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         let body = Self.pattern(4 << 20)
-        server.route("/big", response: LoopbackResponse(headers: [LoopbackHeader("X-Kind", "pattern")], body: body))
+        server.route("/big", response: LoopbackServer.Response(headers: [.init("X-Kind", "pattern")], body: body))
         let performer = kind.makePerformer()
         let response = try await performer.stream(URLRequest(url: origin.url("/big")))
         #expect(response.status == .ok)
@@ -47,7 +51,7 @@ import Testing
     func streamsAChunkedBody(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         let body = Self.pattern(100_000)
-        server.route("/chunked", response: LoopbackResponse(body: body).injecting(.chunked(chunkSize: 1_000)))
+        server.route("/chunked", response: LoopbackServer.Response(body: body).injecting(.chunked(chunkSize: 1_000)))
         let response = try await kind.makePerformer().stream(URLRequest(url: origin.url("/chunked")))
         #expect(response.body.expectedLength == nil)
         #expect(try await response.body.collect(upTo: 1 << 20) == body)
@@ -58,7 +62,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         server.route(
             "/cut",
-            response: LoopbackResponse(body: Self.pattern(10_000)).injecting(.closeMidBody(afterBytes: 3_000))
+            response: LoopbackServer.Response(body: Self.pattern(10_000)).injecting(.closeMidBody(afterBytes: 3_000))
         )
         let performer = kind.makePerformer()
         let response = try await performer.stream(URLRequest(url: origin.url("/cut")))
@@ -118,7 +122,7 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("/late") { _ in
             arrived.fire()
-            return LoopbackResponse.text("late").delayed(by: .seconds(30))
+            return LoopbackServer.Response.text("late").delayed(by: .seconds(30))
         }
         let performer = kind.makePerformer()
         let request = URLRequest(url: origin.url("/late"))
@@ -136,7 +140,7 @@ import Testing
         #if canImport(Darwin)
         // Apple platforms pause the transfer instead; see streamsABodyInChunksThatAddUpToIt.
         #else
-        server.route("/big", response: LoopbackResponse(body: Self.pattern(4 << 20)))
+        server.route("/big", response: LoopbackServer.Response(body: Self.pattern(4 << 20)))
         let performer = NetworkRequestPerformer(streamBufferLimit: 64 << 10)
         let response = try await performer.stream(URLRequest(url: server.url("/big")))
         try await requestsInFlightGauge(performer).wait(for: "the transfer to end") { $0 == 0 }

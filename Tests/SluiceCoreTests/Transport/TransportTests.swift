@@ -13,11 +13,11 @@ import Testing
     init() throws {
         server = try LoopbackServer()
         server.route("/echo") { request in
-            LoopbackResponse(
+            LoopbackServer.Response(
                 status: 200,
                 headers: [
-                    LoopbackHeader("X-Method", request.method),
-                    LoopbackHeader("Content-Type", "application/octet-stream"),
+                    HTTPHeaders.Field("X-Method", request.method),
+                    HTTPHeaders.Field("Content-Type", "application/octet-stream"),
                 ],
                 body: request.body
             )
@@ -52,7 +52,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/search") { _ in
-            LoopbackResponse.json("[]").addingHeader("ETag", "\"v1\"").addingHeader("X-Rate-Remaining", "42")
+            LoopbackServer.Response.json("[]").addingHeader("ETag", "\"v1\"").addingHeader("X-Rate-Remaining", "42")
         }
         var request = origin.request("/search?q=a%20b&tag=x&tag=y")
         request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
@@ -80,7 +80,7 @@ import Testing
         let echoed = try await performer.perform(origin.request("/echo", method: "POST", body: upload))
         #expect(echoed.body == upload)
         let download = sampleBytes(6 << 20, seed: 7)
-        server.route("GET", "/big", response: LoopbackResponse(body: download))
+        server.route("GET", "/big", response: LoopbackServer.Response(body: download))
         #expect(try await performer.perform(origin.request("/big")).body == download)
     }
 
@@ -91,7 +91,7 @@ import Testing
         server.route(
             "GET",
             "/status",
-            response: LoopbackResponse(status: code, body: code == 204 ? Data() : Data("s".utf8))
+            response: LoopbackServer.Response(status: code, body: code == 204 ? Data() : Data("s".utf8))
         )
         var request = origin.request("/status")
         if code == 301 {
@@ -109,10 +109,13 @@ import Testing
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/cookies/set") { _ in
-            LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "k=v; Path=/cookies")
+            LoopbackServer.Response.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "k=v; Path=/cookies")
         }
         server.route("GET", "/elsewhere/set") { _ in
-            LoopbackResponse.redirect(to: "/cookies/show").addingHeader("Set-Cookie", "scoped=1; Path=/elsewhere")
+            LoopbackServer.Response.redirect(to: "/cookies/show").addingHeader(
+                "Set-Cookie",
+                "scoped=1; Path=/elsewhere"
+            )
         }
         server.route("GET", "/cookies/show") { request in .text(request.header("Cookie") ?? "(none)") }
         let redirected = try await performer.perform(origin.request("/cookies/set"))
@@ -135,7 +138,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         let body = Data(String(repeating: "chunk-", count: 5_000).utf8)
-        server.route("GET", "/chunked", response: LoopbackResponse(body: body, fault: .chunked(chunkSize: 777)))
+        server.route("GET", "/chunked", response: LoopbackServer.Response(body: body, fault: .chunked(chunkSize: 777)))
         #expect(try await performer.perform(origin.request("/chunked")).body == body)
     }
 
@@ -146,7 +149,10 @@ import Testing
         server.route(
             "GET",
             "/drip",
-            response: LoopbackResponse(body: Data("0123456789".utf8), fault: .drip(bytes: 3, every: .milliseconds(20)))
+            response: LoopbackServer.Response(
+                body: Data("0123456789".utf8),
+                fault: .drip(bytes: 3, every: .milliseconds(20))
+            )
         )
         #expect(try await performer.perform(origin.request("/drip")).body == Data("0123456789".utf8))
     }
@@ -155,7 +161,7 @@ import Testing
     func failsWhenTheServerClosesWithoutAnswering(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
-        server.route("GET", "/close", response: LoopbackResponse(fault: .closeWithoutResponse))
+        server.route("GET", "/close", response: LoopbackServer.Response(fault: .closeWithoutResponse))
         let error = try await #require(throws: SluiceError.self) {
             try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/close")))
         }
@@ -170,7 +176,10 @@ import Testing
         server.route(
             "GET",
             "/truncated",
-            response: LoopbackResponse(body: Data(repeating: 65, count: 10_000), fault: .closeMidBody(afterBytes: 100))
+            response: LoopbackServer.Response(
+                body: Data(repeating: 65, count: 10_000),
+                fault: .closeMidBody(afterBytes: 100)
+            )
         )
         let error = try await #require(throws: SluiceError.self) {
             try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/truncated")))
@@ -188,7 +197,7 @@ import Testing
     func failsOnAConnectionReset(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
-        server.route("GET", "/reset", response: LoopbackResponse(fault: .resetConnection))
+        server.route("GET", "/reset", response: LoopbackServer.Response(fault: .resetConnection))
         let error = try await #require(throws: SluiceError.self) {
             try await APIClient(requestPerformer: performer).perform(Raw(url: origin.url("/reset")))
         }
@@ -199,7 +208,7 @@ import Testing
     func timesOutWhenTheServerSendsNothing(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
-        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
+        server.route("GET", "/slow", response: LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(20)))
         var raw = Raw(url: origin.url("/slow"))
         raw.timeout = 0.2
         let start = ContinuousClock.now
@@ -247,7 +256,7 @@ import Testing
     /// gives it, on a session of the performer's own and on a given one; a request that sets its own keeps it.
     @Test(arguments: [false, true])
     func aRequestWithoutATimeoutOfItsOwnGetsTheSessions(givenSession: Bool) async throws {
-        server.route("GET", "/slow", response: LoopbackResponse(body: Data("{}".utf8), delay: .seconds(20)))
+        server.route("GET", "/slow", response: LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(20)))
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 0.2
         let performer =
@@ -290,7 +299,11 @@ import Testing
     func holdsATimeoutSetOnTheRequestAsGiven(_ kind: TransportKind, _ timing: (TimeInterval, Int)) async throws {
         let origin = try await kind.origin(of: server)
         let (timeout, delay) = timing
-        server.route("GET", "/late", response: LoopbackResponse(body: Data("late".utf8), delay: .milliseconds(delay)))
+        server.route(
+            "GET",
+            "/late",
+            response: LoopbackServer.Response(body: Data("late".utf8), delay: .milliseconds(delay))
+        )
         var request = URLRequest(url: origin.url("/late"))
         request.timeoutInterval = timeout
         let performer = kind.makePerformer()
@@ -333,7 +346,7 @@ import Testing
         server.route(
             "GET",
             "/drip",
-            response: LoopbackResponse(body: body, fault: .drip(bytes: 10, every: .milliseconds(250)))
+            response: LoopbackServer.Response(body: body, fault: .drip(bytes: 10, every: .milliseconds(250)))
         )
         var raw = Raw(url: origin.url("/drip"))
         raw.timeout = timeout
@@ -349,7 +362,7 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("GET", "/slow") { _ in
             arrived.fire()
-            return LoopbackResponse(body: Data("{}".utf8), delay: .seconds(60))
+            return LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(60))
         }
         let client = APIClient(requestPerformer: performer)
         let task = Task { try await client.perform(Raw(url: origin.url("/slow"))) }
@@ -384,11 +397,11 @@ import Testing
     func refusesABodyOverTheLimit(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
         let small = kind.makePerformer(maximumBodySize: 1_000)
-        server.route("GET", "/big", response: LoopbackResponse(body: Data(repeating: 1, count: 5_000)))
+        server.route("GET", "/big", response: LoopbackServer.Response(body: Data(repeating: 1, count: 5_000)))
         server.route(
             "GET",
             "/bigchunked",
-            response: LoopbackResponse(body: Data(repeating: 1, count: 5_000), fault: .chunked(chunkSize: 400))
+            response: LoopbackServer.Response(body: Data(repeating: 1, count: 5_000), fault: .chunked(chunkSize: 400))
         )
         let declared = try await #require(throws: SluiceError.self) {
             try await APIClient(requestPerformer: small).perform(Raw(url: origin.url("/big")))
@@ -405,7 +418,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         let performer = kind.makePerformer()
         server.route("GET", "/items/*") { request in
-            LoopbackResponse.json(#"{"id": \#(request.path.split(separator: "/").last ?? "0")}"#)
+            LoopbackServer.Response.json(#"{"id": \#(request.path.split(separator: "/").last ?? "0")}"#)
         }
         struct Item: Decodable, Sendable {
             var id: Int

@@ -11,11 +11,11 @@ import Testing
     typealias ChatRoom = WebSocketDecoratorTests.ChatRoom
 
     /// Waits of zero, three attempts in a row.
-    let immediate = RetryPolicy(maximumAttempts: 3, randomFraction: { 0 })
+    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 })
     let dropped = SluiceError(.close, message: "the connection ended without a closing frame")
 
     @Test func connectsAgainAfterADropAndRunsOnConnectOnEachConnection() async throws {
-        let server = MockWebSocket([.awaitMessage, .text("price 1"), .failure(dropped)])
+        let server = MockClient.WebSocketScript([.awaitMessage, .text("price 1"), .failure(dropped)])
         let client = APIClient(requestPerformer: Handshakes([.open(server), .open(server), .open(server)]))
         let socket = try await client.webSocket(ChatRoom(id: 1), reconnecting: immediate) { socket in
             try await socket.send(.text("subscribe"))
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func givesUpAfterTheAttemptsInARowWithNoMessage() async throws {
-        let server = MockWebSocket([.failure(dropped)])
+        let server = MockClient.WebSocketScript([.failure(dropped)])
         let base = Handshakes(Array(repeating: .open(server), count: 5))
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
@@ -40,10 +40,10 @@ import Testing
     }
 
     @Test func retriesARefusedOrFailedHandshakeThenResumes() async throws {
-        let first = MockWebSocket([.text("one"), .failure(dropped)])
-        let second = MockWebSocket([.text("two"), .close(.normalClosure)])
+        let first = MockClient.WebSocketScript([.text("one"), .failure(dropped)])
+        let second = MockClient.WebSocketScript([.text("two"), .close(.normalClosure)])
         let base = Handshakes([.open(first), .refuse(.serviceUnavailable), .fail(.cannotConnectToHost), .open(second)])
-        let policy = RetryPolicy(maximumAttempts: 4, randomFraction: { 0 })
+        let policy = RetryingPerformer.Policy(maximumAttempts: 4, randomFraction: { 0 })
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: policy)
         var messages = socket.messages.makeAsyncIterator()
         #expect(try await messages.next() == .text("one"))
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func aRefusalThatIsNotRetryableEndsTheMessages() async throws {
-        let first = MockWebSocket([.failure(dropped)])
+        let first = MockClient.WebSocketScript([.failure(dropped)])
         let base = Handshakes([.open(first), .refuse(.forbidden)])
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
@@ -62,8 +62,8 @@ import Testing
     }
 
     @Test func goingAwayConnectsAgainAndANormalClosureEnds() async throws {
-        let restarting = MockWebSocket([.text("before"), .close(.goingAway)])
-        let finished = MockWebSocket([.text("after"), .close(.normalClosure)])
+        let restarting = MockClient.WebSocketScript([.text("before"), .close(.goingAway)])
+        let finished = MockClient.WebSocketScript([.text("after"), .close(.normalClosure)])
         let base = Handshakes([.open(restarting), .open(finished)])
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         var messages = socket.messages.makeAsyncIterator()
@@ -76,7 +76,7 @@ import Testing
 
     @Test(arguments: [1002, 1003, 1008, 4000])
     func aCloseCodeNoNewConnectionMendsIsThrown(code: Int) async throws {
-        let server = MockWebSocket([.close(WebSocket.CloseCode(rawValue: UInt16(code)), reason: "no")])
+        let server = MockClient.WebSocketScript([.close(WebSocket.CloseCode(rawValue: UInt16(code)), reason: "no")])
         let base = Handshakes([.open(server), .open(server)])
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
@@ -86,7 +86,7 @@ import Testing
 
     @Test func aBrokenFrameIsThrownWithoutANewConnection() async throws {
         let broken = SluiceError(.frame, message: "invalid WebSocket frame from the server at byte 0: a masked frame")
-        let server = MockWebSocket([.failure(broken)])
+        let server = MockClient.WebSocketScript([.failure(broken)])
         let base = Handshakes([.open(server), .open(server)])
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
@@ -96,9 +96,9 @@ import Testing
 
     @Test func waitsTheBackoffOnTheClock() async throws {
         let clock = TestClock()
-        let server = MockWebSocket([.text("tick"), .failure(dropped)])
+        let server = MockClient.WebSocketScript([.text("tick"), .failure(dropped)])
         let base = Handshakes([.open(server), .open(server)])
-        let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(2), randomFraction: { 1 })
+        let policy = RetryingPerformer.Policy(maximumAttempts: 3, baseDelay: .seconds(2), randomFraction: { 1 })
         let socket = try await APIClient(requestPerformer: base).webSocket(
             ChatRoom(id: 1),
             reconnecting: policy,
@@ -116,9 +116,9 @@ import Testing
 
     @Test func sendingBetweenConnectionsFailsClearly() async throws {
         let clock = TestClock()
-        let server = MockWebSocket([.failure(dropped)])
+        let server = MockClient.WebSocketScript([.failure(dropped)])
         let base = Handshakes([.open(server), .open(server)])
-        let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(1), randomFraction: { 1 })
+        let policy = RetryingPerformer.Policy(maximumAttempts: 3, baseDelay: .seconds(1), randomFraction: { 1 })
         let socket = try await APIClient(requestPerformer: base).webSocket(
             ChatRoom(id: 1),
             reconnecting: policy,
@@ -140,9 +140,9 @@ import Testing
 
     @Test func theBackoffKeepsGrowingForAServerThatGreetsThenDrops() async throws {
         let clock = TestClock()
-        let server = MockWebSocket([.text("hi"), .failure(dropped)])
+        let server = MockClient.WebSocketScript([.text("hi"), .failure(dropped)])
         let base = Handshakes(Array(repeating: .open(server), count: 4))
-        let policy = RetryPolicy(
+        let policy = RetryingPerformer.Policy(
             maximumAttempts: 3,
             baseDelay: .seconds(1),
             maximumDelay: .seconds(60),
@@ -166,7 +166,7 @@ import Testing
     }
 
     @Test func aServerThatKeepsGoingAwayEndsWithAnError() async throws {
-        let server = MockWebSocket([.close(.goingAway)])
+        let server = MockClient.WebSocketScript([.close(.goingAway)])
         let base = Handshakes(Array(repeating: .open(server), count: 5))
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
@@ -176,13 +176,13 @@ import Testing
     }
 
     @Test func aConnectionThatClosesDuringOnConnectIsTriedAgain() async throws {
-        let dropping = MockWebSocket([.failure(dropped)])
-        let steady = MockWebSocket([.awaitMessage, .text("subscribed")])
+        let dropping = MockClient.WebSocketScript([.failure(dropped)])
+        let steady = MockClient.WebSocketScript([.awaitMessage, .text("subscribed")])
         let base = Handshakes([.open(dropping), .open(steady), .open(steady)])
         let connections = Locked(0)
         let socket = try await APIClient(requestPerformer: base).webSocket(
             ChatRoom(id: 1),
-            reconnecting: RetryPolicy(maximumAttempts: 4, randomFraction: { 0 })
+            reconnecting: RetryingPerformer.Policy(maximumAttempts: 4, randomFraction: { 0 })
         ) { socket in
             let connection = connections.withLock { count -> Int in
                 count += 1
@@ -202,9 +202,9 @@ import Testing
 
     @Test func cancellingTheReaderDuringTheBackoffEndsWithoutANewConnection() async throws {
         let clock = TestClock()
-        let server = MockWebSocket([.failure(dropped)])
+        let server = MockClient.WebSocketScript([.failure(dropped)])
         let base = Handshakes([.open(server), .open(server)])
-        let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(1), randomFraction: { 1 })
+        let policy = RetryingPerformer.Policy(maximumAttempts: 3, baseDelay: .seconds(1), randomFraction: { 1 })
         let socket = try await APIClient(requestPerformer: base).webSocket(
             ChatRoom(id: 1),
             reconnecting: policy,
@@ -219,7 +219,7 @@ import Testing
 
     @Test func aFailingOnConnectFailsTheFirstHandshake() async throws {
         struct Refused: Error {}
-        let server = MockWebSocket.echo()
+        let server = MockClient.WebSocketScript.echo()
         let base = Handshakes([.open(server)])
         let error = await #expect(throws: SluiceError.self) {
             _ = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate) { _ in
@@ -231,7 +231,7 @@ import Testing
     }
 
     @Test func cancellingTheReaderEndsWithoutANewConnection() async throws {
-        let server = MockWebSocket([])
+        let server = MockClient.WebSocketScript([])
         let base = Handshakes([.open(server), .open(server)])
         let socket = try await APIClient(requestPerformer: base).webSocket(ChatRoom(id: 1), reconnecting: immediate)
         let reading = Task { try await socket.receive() }

@@ -16,7 +16,7 @@ import Testing
             .field("caption", "x"),
             .file("photo", filename: "a.txt", contentType: contentType, data: Data("hi".utf8)),
         ])
-        let error = try #require(throws: EndpointBuildError.self) { try Upload(body: form).build(on: exampleAPI) }
+        let error = try #require(throws: SluiceError.InvalidField.self) { try Upload(body: form).build(on: exampleAPI) }
         #expect(
             error.description
                 == "Upload.body.parts[1].contentType: the content type of part \"photo\" contains the control "
@@ -28,14 +28,14 @@ import Testing
         let form = MultipartForm([
             .file("doc", fileURL: URL(fileURLWithPath: "/nonexistent/doc.txt"), contentType: "text/plain\r\n")
         ])
-        let error = try #require(throws: EndpointBuildError.self) { try Upload(body: form).build(on: exampleAPI) }
+        let error = try #require(throws: SluiceError.InvalidField.self) { try Upload(body: form).build(on: exampleAPI) }
         #expect(
             error.description
                 == "Upload.body.parts[0].contentType: the content type of part \"doc\" contains the control "
                 + "character U+000D, which would break the header"
         )
-        let direct = try #require(throws: EndpointBuildError.self) {
-            try MultipartFormEncoder(boundary: "B").encodeBody(form)
+        let direct = try #require(throws: SluiceError.InvalidField.self) {
+            try MultipartForm.Encoder(boundary: "B").encodeBody(form)
         }
         #expect(
             direct.description
@@ -61,7 +61,7 @@ import Testing
             .field("caption", "x"),
             .file("photo", filename: "a.txt", contentType: "text/plain", data: Data(content.utf8)),
         ])
-        let error = try #require(throws: EndpointBuildError.self) { try Upload(body: form).build(on: exampleAPI) }
+        let error = try #require(throws: SluiceError.InvalidField.self) { try Upload(body: form).build(on: exampleAPI) }
         #expect(
             error.description
                 == "Upload.body.parts[1].content: the content of part \"photo\" holds the delimiter \"--BOUNDARY\" "
@@ -81,7 +81,7 @@ import Testing
             .field("caption", "At the beach"),
             .file("photo", filename: "beach.jpg", contentType: "image/jpeg", data: photo),
         ])
-        let segments = try MultipartFormEncoder(boundary: "B").segments(of: form)
+        let segments = try MultipartForm.Encoder(boundary: "B").segments(of: form)
         let address = photo.withUnsafeBytes { $0.baseAddress }
         let referenced = segments.contains { segment in
             guard case .bytes(let bytes) = segment else { return false }

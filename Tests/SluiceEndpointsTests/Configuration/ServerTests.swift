@@ -22,7 +22,7 @@ import Testing
 
     @Test func aMissingEnvironmentNamesTheOnesConfigured() throws {
         let server = Server([.production: URL(staticString: "https://api.example.com")])
-        let error = try #require(throws: ServerError.self) { try server.baseURL(for: .staging) }
+        let error = try #require(throws: Server.MissingBaseURL.self) { try server.baseURL(for: .staging) }
         #expect(error.description == "no base URL for the staging environment; configured: production")
     }
 }

@@ -66,7 +66,7 @@ private struct UploadFile: Endpoint {
     static let definition: Definition<UploadFile> = Definition(method: .put, path: "files")
     typealias Response = Void
     var body: MultipartForm
-    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "sluice-test-boundary") }
+    var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder(boundary: "sluice-test-boundary") }
 }
 
 @Suite struct EndpointEndToEndTests {
@@ -81,7 +81,7 @@ private struct UploadFile: Endpoint {
     }
 
     @Test func performsAVoidEndpoint() async throws {
-        loopback.route("DELETE", "/calendar/v3/calendars/*", response: LoopbackResponse(status: 204))
+        loopback.route("DELETE", "/calendar/v3/calendars/*", response: LoopbackServer.Response(status: 204))
         let endpoint = DeleteEndpoint(pathComponents: .init(calendarId: "team cal", eventId: "/42"))
         try await Server.withDefault(server) {
             try await client.perform(endpoint)
@@ -96,8 +96,8 @@ private struct UploadFile: Endpoint {
         loopback.route(
             "DELETE",
             "/calendar/v3/calendars/*",
-            response: LoopbackResponse(
-                headers: [LoopbackHeader("Content-Type", "text/html")],
+            response: LoopbackServer.Response(
+                headers: [.init("Content-Type", "text/html")],
                 body: Data("<html>ok</html>".utf8)
             )
         )
@@ -113,7 +113,7 @@ private struct UploadFile: Endpoint {
         loopback.route(
             "GET",
             "/logo.png",
-            response: LoopbackResponse(headers: [LoopbackHeader("Content-Type", "image/png")], body: logo)
+            response: LoopbackServer.Response(headers: [.init("Content-Type", "image/png")], body: logo)
         )
         let bytes = try await Server.withDefault(server) { try await client.perform(DownloadLogo()) }
         #expect(bytes == logo)
@@ -196,7 +196,7 @@ private struct UploadFile: Endpoint {
     }
 
     @Test func streamsAMultipartUploadFromDisk() async throws {
-        loopback.route("PUT", "/files", response: LoopbackResponse(status: 204))
+        loopback.route("PUT", "/files", response: LoopbackServer.Response(status: 204))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-upload-\(UUID().uuidString).txt"
         )
@@ -225,19 +225,21 @@ private struct UploadFile: Endpoint {
         #expect(received.body == expected)
     }
 
-    @Test func performsAnEndpointOnAURLSession() async throws {
-        loopback.route("DELETE", "/calendar/v3/calendars/*", response: LoopbackResponse(status: 204))
-        loopback.route("GET", "/logo.png", response: LoopbackResponse(body: Data([1, 2, 3])))
-        let session = URLSession(configuration: .ephemeral)
+    @Test func performsAnEndpointOnAURLSessionOfItsOwn() async throws {
+        loopback.route("DELETE", "/calendar/v3/calendars/*", response: LoopbackServer.Response(status: 204))
+        loopback.route("GET", "/logo.png", response: LoopbackServer.Response(body: Data([1, 2, 3])))
+        let client = APIClient(
+            requestPerformer: NetworkRequestPerformer(session: URLSession(configuration: .ephemeral))
+        )
         try await Server.withDefault(server) {
-            try await session.perform(DeleteEndpoint(pathComponents: .init(calendarId: "c", eventId: "e")))
-            #expect(try await session.perform(DownloadLogo()) == Data([1, 2, 3]))
+            try await client.perform(DeleteEndpoint(pathComponents: .init(calendarId: "c", eventId: "e")))
+            #expect(try await client.perform(DownloadLogo()) == Data([1, 2, 3]))
         }
         #expect(loopback.receivedRequests.map(\.method) == ["DELETE", "GET"])
     }
 
     @Test func enforcesTheBodyLimitOnAGivenSession() async throws {
-        loopback.route("GET", "/logo.png", response: LoopbackResponse(body: Data(repeating: 7, count: 2_000)))
+        loopback.route("GET", "/logo.png", response: LoopbackServer.Response(body: Data(repeating: 7, count: 2_000)))
         let performer = NetworkRequestPerformer(session: URLSession(configuration: .ephemeral), maximumBodySize: 1_000)
         let error = try await #require(throws: SluiceError.self) {
             try await Server.withDefault(server) {

@@ -15,7 +15,7 @@ private struct TypedUpload: Endpoint {
     }
     var headerValues: HeaderValues
     var body = MultipartForm([.field("a", "1")])
-    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "BOUNDARY") }
+    var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder(boundary: "BOUNDARY") }
 }
 
 /// A JSON body whose definition may set its own `Content-Type`.
@@ -52,7 +52,7 @@ private struct SizedText: Endpoint {
 }
 
 /// Writes a `String` body as UTF-8: in memory, or as a stream of known or unknown length.
-struct TextBodyEncoder: RequestBodyEncoder {
+struct TextBodyEncoder: RequestBody.Encoder {
     enum Kind: Sendable {
         case data
         case stream
@@ -156,7 +156,7 @@ private struct BadName: Endpoint {
     ])
     func rejectsAContentLengthOfTheDefinitionThatIsNotTheBodys(_ header: String, _ kind: TextBodyEncoder.Kind) throws {
         let endpoint = SizedText(headerValues: .init(contentLength: header), bodyEncoder: TextBodyEncoder(kind: kind))
-        let error = try #require(throws: EndpointBuildError.self) { try endpoint.build(on: exampleAPI) }
+        let error = try #require(throws: SluiceError.InvalidField.self) { try endpoint.build(on: exampleAPI) }
         #expect(
             error.description
                 == "SizedText.headers.Content-Length: the definition sets \"\(header)\", but the body is 5 bytes long"
@@ -164,7 +164,7 @@ private struct BadName: Endpoint {
     }
 
     @Test func rejectsAHeaderTheDefinitionSetsTwice() throws {
-        let error = try #require(throws: EndpointBuildError.self) {
+        let error = try #require(throws: SluiceError.InvalidField.self) {
             try Twice(headerValues: .init(id: "2")).build(on: exampleAPI)
         }
         #expect(
@@ -183,7 +183,7 @@ private struct BadName: Endpoint {
     }
 
     @Test func namesAHeaderWhoseNameIsInvalid() throws {
-        let error = try #require(throws: EndpointBuildError.self) { try BadName().build(on: exampleAPI) }
+        let error = try #require(throws: SluiceError.InvalidField.self) { try BadName().build(on: exampleAPI) }
         #expect(error.field == #"headers["X Bad"]"#)
         #expect(error.description == #"BadName.headers["X Bad"]: the name holds U+0020, which a header name cannot"#)
     }

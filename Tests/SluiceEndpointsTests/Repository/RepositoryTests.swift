@@ -91,7 +91,7 @@ private struct EnvelopedRepo: EndpointDefinition {
         staging = try LoopbackServer()
         production.route("GET", "/user/repos", response: .json(#"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]"#))
         production.route("POST", "/user/repos", response: .json(#"{"id": 3, "name": "new"}"#, status: 201))
-        production.route("DELETE", "/repos/1", response: LoopbackResponse(status: 204))
+        production.route("DELETE", "/repos/1", response: LoopbackServer.Response(status: 204))
         production.route("GET", "/enveloped", response: .json(#"{"data": {"id": 5, "name": "wrapped"}}"#))
         staging.route("GET", "/beta", response: .json(#"{"id": 9, "name": "beta"}"#))
         repository = Repository(server: Server([.production: production.baseURL, .staging: staging.baseURL]))
@@ -122,7 +122,7 @@ private struct EnvelopedRepo: EndpointDefinition {
         #expect(built.httpBody == nil)
         #expect(built.value(forHTTPHeaderField: "Content-Type") == nil)
 
-        production.route(method.rawValue, "/search", response: LoopbackResponse(status: 204))
+        production.route(method.rawValue, "/search", response: LoopbackServer.Response(status: 204))
         try await repository.perform(Search(method: method))
         let received = try #require(production.receivedRequests.last)
         #expect(received.method == method.rawValue)
@@ -270,7 +270,11 @@ private struct EnvelopedRepo: EndpointDefinition {
 
     @Test func reportsACancelledRequest() async throws {
         let server = try LoopbackServer()
-        server.route("GET", "/user/repos", response: LoopbackResponse(body: Data("[]".utf8), delay: .seconds(30)))
+        server.route(
+            "GET",
+            "/user/repos",
+            response: LoopbackServer.Response(body: Data("[]".utf8), delay: .seconds(30))
+        )
         let repository = Repository(server: Server([.production: server.baseURL]))
         let events = repository.events
         let task = Task { try await repository.perform(ListRepos()) }
@@ -286,7 +290,11 @@ private struct EnvelopedRepo: EndpointDefinition {
 
     @Test func showsEverySubscriberACancelledRequestStartAndEnd() async throws {
         let server = try LoopbackServer()
-        server.route("GET", "/user/repos", response: LoopbackResponse(body: Data("[]".utf8), delay: .seconds(30)))
+        server.route(
+            "GET",
+            "/user/repos",
+            response: LoopbackServer.Response(body: Data("[]".utf8), delay: .seconds(30))
+        )
         let repository = Repository(server: Server([.production: server.baseURL]))
         var subscribers = (0..<3).map { _ in repository.events.makeAsyncIterator() }
         #expect(repository.subscriberCount == 3)

@@ -59,7 +59,7 @@ struct MultipartEndpoint: Endpoint {
     typealias Response = EmptyResponse
 
     var body: MultipartForm
-    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "row-boundary") }
+    var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder(boundary: "row-boundary") }
 }
 
 /// The JSON body of the table's rows.

@@ -13,5 +13,5 @@ struct Upload: Endpoint {
     static let definition: Definition<Upload> = Definition(method: .post, path: "upload")
     typealias Response = Void
     var body: MultipartForm
-    var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder(boundary: "BOUNDARY") }
+    var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder(boundary: "BOUNDARY") }
 }

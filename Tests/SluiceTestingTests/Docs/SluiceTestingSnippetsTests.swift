@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func theLandingPagesMockWebSocketAnswersAClient() async throws {
-        let server = MockWebSocket([.text("welcome"), .awaitMessage, .close(.normalClosure)])
+        let server = MockClient.WebSocketScript([.text("welcome"), .awaitMessage, .close(.normalClosure)])
         let mock = MockClient()
         mock.stub(ChatRoom.self, .webSocket(server))
         let socket = try await mock.webSocket(ChatRoom(id: 7))

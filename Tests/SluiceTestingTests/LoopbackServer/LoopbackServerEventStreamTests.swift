@@ -19,9 +19,9 @@ struct LoopbackServerEventStreamTests {
             "GET",
             "/events",
             response: .serverSentEvents([
-                LoopbackResponse.ServerSentEvent(event: "greeting", data: "hello\nworld", id: "1", retry: 1_500),
-                LoopbackResponse.ServerSentEvent(data: "two\r\nlines", id: "2"),
-                LoopbackResponse.ServerSentEvent(data: ""),
+                LoopbackServer.Response.SentEvent(event: "greeting", data: "hello\nworld", id: "1", retry: 1_500),
+                LoopbackServer.Response.SentEvent(data: "two\r\nlines", id: "2"),
+                LoopbackServer.Response.SentEvent(data: ""),
             ])
         )
         let client = try RawClient(port: server.port)
@@ -43,10 +43,10 @@ struct LoopbackServerEventStreamTests {
     }
 
     @Test func serializedEventKeepsEachFieldOnOneLine() {
-        let event = LoopbackResponse.ServerSentEvent(event: "a\nb", data: "x\ry", id: "1\r\n2")
+        let event = LoopbackServer.Response.SentEvent(event: "a\nb", data: "x\ry", id: "1\r\n2")
 
         #expect(event.serialized == "event: a b\nid: 1 2\ndata: x\ndata: y\n\n")
-        #expect(LoopbackResponse.ServerSentEvent().serialized == "\n")
+        #expect(LoopbackServer.Response.SentEvent().serialized == "\n")
     }
 
     @Test func anEventArrivesBeforeTheNextIsDue() throws {
@@ -55,8 +55,8 @@ struct LoopbackServerEventStreamTests {
         server.route(
             "/events",
             response: .serverSentEvents([
-                LoopbackResponse.ServerSentEvent(data: "first", id: "1"),
-                LoopbackResponse.ServerSentEvent(data: "much later", id: "2", after: .seconds(600)),
+                LoopbackServer.Response.SentEvent(data: "first", id: "1"),
+                LoopbackServer.Response.SentEvent(data: "much later", id: "2", after: .seconds(600)),
             ])
         )
         let client = try RawClient(port: server.port)
@@ -74,8 +74,8 @@ struct LoopbackServerEventStreamTests {
         server.route(
             "/events",
             response: .serverSentEvents([
-                LoopbackResponse.ServerSentEvent(event: "price", data: "42.5", id: "7", retry: 2_000),
-                LoopbackResponse.ServerSentEvent(data: "two\nlines"),
+                LoopbackServer.Response.SentEvent(event: "price", data: "42.5", id: "7", retry: 2_000),
+                LoopbackServer.Response.SentEvent(data: "two\nlines"),
             ])
         )
         let response = try await NetworkRequestPerformer().perform(URLRequest(url: server.url("/events")))
@@ -99,7 +99,7 @@ struct LoopbackServerEventStreamTests {
         defer { server.stop() }
         server.route("/events") { request in
             let next = Int(request.header("Last-Event-ID") ?? "0").map { $0 + 1 } ?? 1
-            return .serverSentEvents([LoopbackResponse.ServerSentEvent(data: "event \(next)", id: String(next))])
+            return .serverSentEvents([LoopbackServer.Response.SentEvent(data: "event \(next)", id: String(next))])
         }
         var request = URLRequest(url: server.url("/events"))
         request.setValue("41", forHTTPHeaderField: "Last-Event-ID")

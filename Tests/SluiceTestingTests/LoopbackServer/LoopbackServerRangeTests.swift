@@ -147,14 +147,14 @@ struct LoopbackServerRangeTests {
 
         #expect(response.status == 206)
         #expect(response.header("Content-Range") == "bytes \(first)-\(first + 99)/\(total)")
-        #expect(Data(response.body) == LoopbackResponse.generatedBytes(in: first..<(first + 100)))
-        #expect(Data(tail.body) == LoopbackResponse.generatedBytes(in: (total - 10)..<total))
+        #expect(Data(response.body) == LoopbackServer.Response.generatedBytes(in: first..<(first + 100)))
+        #expect(Data(tail.body) == LoopbackServer.Response.generatedBytes(in: (total - 10)..<total))
     }
 
     @Test func rangeOfAStreamedBodySpansItsChunks() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = ["012", "345", "6789"].map { LoopbackResponse.Chunk(text: $0) }
+        let chunks = ["012", "345", "6789"].map { LoopbackServer.Response.Chunk(text: $0) }
         server.route("/stream", response: .streamed(chunks).servingRanges())
 
         let response = try get("/stream", from: server, "Range: bytes=2-7")
@@ -177,7 +177,7 @@ struct LoopbackServerRangeTests {
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 206)
         #expect(http.value(forHTTPHeaderField: "Content-Range") == "bytes 150000-199999/200000")
-        #expect(data == LoopbackResponse.generatedBytes(in: 150_000..<200_000))
+        #expect(data == LoopbackServer.Response.generatedBytes(in: 150_000..<200_000))
     }
 
     @Test func closeMidBodyCutsARangeResponse() throws {
@@ -197,7 +197,7 @@ struct LoopbackServerRangeTests {
     @Test func misreportedContentRangeIsSentVerbatim() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let response = LoopbackResponse.text("0123456789").servingRanges()
+        let response = LoopbackServer.Response.text("0123456789").servingRanges()
         server.route("/wrong", response: response.injecting(.misreportedContentRange("bytes 0-3/10")))
 
         let ranged = try get("/wrong", from: server, "Range: bytes=6-")

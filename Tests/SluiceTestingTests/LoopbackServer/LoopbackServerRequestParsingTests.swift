@@ -15,7 +15,7 @@ struct LoopbackServerRequestParsingTests {
     @Test func smallPostBodyArrives() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("POST", "/echo") { request in LoopbackResponse(body: request.body) }
+        server.route("POST", "/echo") { request in LoopbackServer.Response(body: request.body) }
         var request = URLRequest(url: server.url("/echo"))
         request.httpMethod = "POST"
         request.httpBody = Data("name=sluice".utf8)
@@ -49,7 +49,7 @@ struct LoopbackServerRequestParsingTests {
     @Test func expectContinueGetsInterimResponseBeforeBody() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("PUT", "/doc") { request in LoopbackResponse(body: request.body) }
+        server.route("PUT", "/doc") { request in LoopbackServer.Response(body: request.body) }
         let client = try RawClient(port: server.port)
 
         try client.send("PUT /doc HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
@@ -66,7 +66,7 @@ struct LoopbackServerRequestParsingTests {
     @Test func chunkedRequestBodyIsDecoded() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("POST", "/chunks") { request in LoopbackResponse(body: request.body) }
+        server.route("POST", "/chunks") { request in LoopbackServer.Response(body: request.body) }
         let client = try RawClient(port: server.port)
 
         try client.send(

@@ -1,5 +1,6 @@
 import ClientFixtures
 import Foundation
+import SluiceCore
 import SluiceTesting
 import Testing
 
@@ -17,9 +18,9 @@ struct LoopbackServerRoutingTests {
         server.route(
             "GET",
             "/users",
-            response: LoopbackResponse(
+            response: LoopbackServer.Response(
                 status: 201,
-                headers: [LoopbackHeader("X-Custom", "yes"), LoopbackHeader("Content-Type", "application/json")],
+                headers: [.init("X-Custom", "yes"), HTTPHeaders.Field("Content-Type", "application/json")],
                 body: Data(#"{"id":1}"#.utf8)
             )
         )
@@ -81,7 +82,7 @@ struct LoopbackServerRoutingTests {
     @Test func invalidResponseFromRouteBecomes500() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("/bad-status", response: LoopbackResponse(status: 42))
+        server.route("/bad-status", response: LoopbackServer.Response(status: 42))
         server.route("/bad-header", response: .text("x").addingHeader("X-Evil", "a\r\nInjected: yes"))
         let client = try RawClient(port: server.port)
 
@@ -126,10 +127,10 @@ struct LoopbackServerRoutingTests {
     }
 
     @Test func requestValueComputesPathQueryAndHeaders() {
-        let request = LoopbackRequest(
+        let request = LoopbackServer.Request(
             method: "GET",
             target: "http://example.com:8080/a%2Fb?x=1&x=2&y=%E2%9C%93",
-            headers: [LoopbackHeader("Accept", "text/plain"), LoopbackHeader("accept", "application/json")],
+            headers: [.init("Accept", "text/plain"), HTTPHeaders.Field("accept", "application/json")],
             body: Data([0x68, 0x69, 0xFF])
         )
 
@@ -139,8 +140,8 @@ struct LoopbackServerRoutingTests {
         #expect(request.header("ACCEPT") == "text/plain")
         #expect(request.headerValues("Accept") == ["text/plain", "application/json"])
         #expect(request.bodyText == "hi\u{FFFD}")
-        #expect(LoopbackRequest(method: "GET", target: "/plain").query == nil)
-        #expect(LoopbackRequest(method: "GET", target: "/plain").queryItems.isEmpty)
+        #expect(LoopbackServer.Request(method: "GET", target: "/plain").query == nil)
+        #expect(LoopbackServer.Request(method: "GET", target: "/plain").queryItems.isEmpty)
     }
 
     @Test func urlHelperJoinsBaseURLAndPath() throws {

@@ -1,5 +1,6 @@
 import ClientFixtures
 import Foundation
+import SluiceCore
 import SluiceTesting
 import Testing
 
@@ -14,8 +15,8 @@ struct LoopbackServerStreamingTests {
     @Test func streamedChunksGoOneChunkEach() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = ["first ", "", "second ", "third"].map { LoopbackResponse.Chunk(text: $0) }
-        server.route("/stream", response: .streamed(chunks, headers: [LoopbackHeader("Content-Type", "text/plain")]))
+        let chunks = ["first ", "", "second ", "third"].map { LoopbackServer.Response.Chunk(text: $0) }
+        server.route("/stream", response: .streamed(chunks, headers: [.init("Content-Type", "text/plain")]))
         let client = try RawClient(port: server.port)
 
         try client.send("GET /stream HTTP/1.1\r\nHost: test\r\n\r\n")
@@ -32,7 +33,7 @@ struct LoopbackServerStreamingTests {
     @Test func streamedChunksWithAnnouncedLengthGoWithContentLength() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = [LoopbackResponse.Chunk(text: "abc"), LoopbackResponse.Chunk(text: "defg")]
+        let chunks = [LoopbackServer.Response.Chunk(text: "abc"), LoopbackServer.Response.Chunk(text: "defg")]
         server.route("/stream", response: .streamed(chunks, announcingLength: true))
 
         let (data, response) = try await makeSession().data(from: server.url("/stream"))
@@ -45,7 +46,10 @@ struct LoopbackServerStreamingTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         // The second piece is due long after the test ends: the first must arrive without it.
-        let chunks = [LoopbackResponse.Chunk(text: "now"), LoopbackResponse.Chunk(text: "later", after: .seconds(600))]
+        let chunks = [
+            LoopbackServer.Response.Chunk(text: "now"),
+            LoopbackServer.Response.Chunk(text: "later", after: .seconds(600)),
+        ]
         server.route("/stream", response: .streamed(chunks))
         let client = try RawClient(port: server.port)
 
@@ -62,7 +66,10 @@ struct LoopbackServerStreamingTests {
     @Test func aClientThatLeavesDuringAPauseEndsTheConnection() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = [LoopbackResponse.Chunk(text: "now"), LoopbackResponse.Chunk(text: "later", after: .seconds(600))]
+        let chunks = [
+            LoopbackServer.Response.Chunk(text: "now"),
+            LoopbackServer.Response.Chunk(text: "later", after: .seconds(600)),
+        ]
         server.route("/stream", response: .streamed(chunks))
         var client: RawClient? = try RawClient(port: server.port)
         try client?.send("GET /stream HTTP/1.1\r\nHost: test\r\n\r\n")
@@ -79,7 +86,10 @@ struct LoopbackServerStreamingTests {
     @Test func streamedBodyToHTTP10IsDelimitedByClosing() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("/stream", response: .streamed([LoopbackResponse.Chunk(text: "old "), .init(text: "client")]))
+        server.route(
+            "/stream",
+            response: .streamed([LoopbackServer.Response.Chunk(text: "old "), .init(text: "client")])
+        )
         let client = try RawClient(port: server.port)
 
         try client.send("GET /stream HTTP/1.0\r\n\r\n")
@@ -101,7 +111,7 @@ struct LoopbackServerStreamingTests {
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.value(forHTTPHeaderField: "Content-Length") == String(count))
         #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
-        #expect(data == LoopbackResponse.generatedBytes(in: 0..<count))
+        #expect(data == LoopbackServer.Response.generatedBytes(in: 0..<count))
     }
 
     @Test func generatedBodyCanBeChunked() throws {
@@ -115,7 +125,7 @@ struct LoopbackServerStreamingTests {
 
         #expect(response.header("Transfer-Encoding") == "chunked")
         #expect(response.chunkCount == 11)
-        #expect(Data(response.body) == LoopbackResponse.generatedBytes(in: 0..<100_001))
+        #expect(Data(response.body) == LoopbackServer.Response.generatedBytes(in: 0..<100_001))
         try expectServerStillAnswers(server, path: "/large")
     }
 
@@ -135,13 +145,14 @@ struct LoopbackServerStreamingTests {
     }
 
     @Test func generatedBytesFollowThePattern() {
-        #expect(LoopbackResponse.generatedBytes(in: 0..<3) == Data([0, 1, 2]))
-        #expect(LoopbackResponse.generatedBytes(in: 249..<253) == Data([249, 250, 0, 1]))
+        #expect(LoopbackServer.Response.generatedBytes(in: 0..<3) == Data([0, 1, 2]))
+        #expect(LoopbackServer.Response.generatedBytes(in: 249..<253) == Data([249, 250, 0, 1]))
         let far: Int64 = 5 << 30
         #expect(
-            LoopbackResponse.generatedBytes(in: far..<(far + 2)) == Data([UInt8(far % 251), UInt8((far + 1) % 251)])
+            LoopbackServer.Response.generatedBytes(in: far..<(far + 2))
+                == Data([UInt8(far % 251), UInt8((far + 1) % 251)])
         )
-        #expect(LoopbackResponse.generatedBytes(in: 7..<7).isEmpty)
+        #expect(LoopbackServer.Response.generatedBytes(in: 7..<7).isEmpty)
     }
 
     @Test func aClientThatStopsReadingHoldsTheServerBack() async throws {
@@ -157,7 +168,7 @@ struct LoopbackServerStreamingTests {
         let start = try client.readBytes(1_000_000)
 
         #expect(head.header("Content-Length") == String(Int64(64) << 30))
-        #expect(Data(start) == LoopbackResponse.generatedBytes(in: 0..<1_000_000))
+        #expect(Data(start) == LoopbackServer.Response.generatedBytes(in: 0..<1_000_000))
         #expect(server.openConnections == 1, "the server is still writing, waiting for the client")
         withExtendedLifetime(client) {}
     }
@@ -181,7 +192,7 @@ struct LoopbackServerStreamingTests {
     @Test func closeMidBodyCutsAChunkedStream() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = [LoopbackResponse.Chunk(text: "hello"), LoopbackResponse.Chunk(text: "world")]
+        let chunks = [LoopbackServer.Response.Chunk(text: "hello"), LoopbackServer.Response.Chunk(text: "world")]
         server.route("/cut", response: .streamed(chunks).injecting(.closeMidBody(afterBytes: 7)))
 
         await #expect(throws: (any Error).self) {
@@ -199,7 +210,7 @@ struct LoopbackServerStreamingTests {
     @Test func closeMidBodyAtAChunkBoundarySendsNoPartOfTheNextChunk() throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = [LoopbackResponse.Chunk(text: "hello"), LoopbackResponse.Chunk(text: "world")]
+        let chunks = [LoopbackServer.Response.Chunk(text: "hello"), LoopbackServer.Response.Chunk(text: "world")]
         server.route("/cut", response: .streamed(chunks).injecting(.closeMidBody(afterBytes: 5)))
         let client = try RawClient(port: server.port)
 
@@ -221,13 +232,13 @@ struct LoopbackServerStreamingTests {
         let rest = client.readToEnd()
 
         #expect(head.header("Content-Length") == "1000000")
-        #expect(Data(rest) == LoopbackResponse.generatedBytes(in: 0..<Int64(cut)))
+        #expect(Data(rest) == LoopbackServer.Response.generatedBytes(in: 0..<Int64(cut)))
     }
 
     @Test func dripAppliesToAStreamedBody() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let chunks = [LoopbackResponse.Chunk(text: "drip, "), LoopbackResponse.Chunk(text: "drop")]
+        let chunks = [LoopbackServer.Response.Chunk(text: "drip, "), LoopbackServer.Response.Chunk(text: "drop")]
         server.route("/drip", response: .streamed(chunks).injecting(.drip(bytes: 3, every: .milliseconds(1))))
 
         let (data, _) = try await makeSession().data(from: server.url("/drip"))

@@ -14,7 +14,7 @@ struct LoopbackServerWebSocketTests {
     }
 
     /// A server with one WebSocket route at `/ws`.
-    static func server(_ response: LoopbackResponse) throws -> LoopbackServer {
+    static func server(_ response: LoopbackServer.Response) throws -> LoopbackServer {
         let server = try LoopbackServer()
         server.route("GET", "/ws", response: response)
         return server
@@ -165,7 +165,7 @@ struct LoopbackServerWebSocketTests {
 
     /// A fault, and what the client must say of it and close with.
     struct FaultCase: Sendable, CustomTestStringConvertible {
-        let step: LoopbackResponse.WebSocketStep
+        let step: LoopbackServer.Response.WebSocketStep
         let message: String
         let code: WebSocket.CloseCode
         var testDescription: String { step.description }

@@ -105,7 +105,13 @@ private struct ProfileLoader {
         mock.stub(DeleteProfile.self, .value(()))
         mock.stub(matching: GetProfile(id: 9), .value(Profile(id: 9, name: "never"))).expect(calls: 0...)
         _ = try await mock.perform(GetProfile(id: 1))
-        let error = try #require(throws: MockVerificationError.self) { try mock.verify() }
+        let error = try #require(throws: SluiceTestingError.self) { try mock.verify() }
+        #expect(
+            error.kind
+                == .unmetExpectations([
+                    "any GetProfile: expected 2 calls, got 1", "any DeleteProfile: expected at least 1 call, got 0",
+                ])
+        )
         #expect(
             error.description == """
                 2 stubs were not used as expected:
@@ -129,7 +135,7 @@ private struct ProfileLoader {
                 matched.fire()
                 return true
             },
-            MockResponse.value(Profile(id: 1, name: "Ada")).delayed(by: .seconds(30))
+            MockClient.Response.value(Profile(id: 1, name: "Ada")).delayed(by: .seconds(30))
         )
         let task = Task { try await mock.perform(GetProfile(id: 1)) }
         try await matched.wait()
@@ -146,7 +152,7 @@ private struct ProfileLoader {
         try await Self.shared.withScope {
             Self.shared.stub(
                 GetProfile.self,
-                MockResponse.value(Profile(id: 1, name: name)).delayed(by: .milliseconds(20))
+                MockClient.Response.value(Profile(id: 1, name: name)).delayed(by: .milliseconds(20))
             )
             for _ in 0..<5 {
                 #expect(try await Self.shared.perform(GetProfile(id: 1)).name == name)

@@ -47,7 +47,10 @@ private struct AnnouncingClock: Clock {
 
     @Test func aStubbedStreamFailsMidwayWithATransportErrorNamingTheBytes() async throws {
         let mock = MockClient()
-        mock.stub(Feed.self, .stream(MockStream(parts: [.text("12345"), .failure(URLError(.networkConnectionLost))])))
+        mock.stub(
+            Feed.self,
+            .stream(MockClient.StreamScript(parts: [.text("12345"), .failure(URLError(.networkConnectionLost))]))
+        )
         let response = try await mock.stream(Feed())
         let error = await #expect(throws: SluiceError.self) { try await response.body.collect(upTo: 100) }
         #expect(error?.code == .transport)
@@ -56,7 +59,10 @@ private struct AnnouncingClock: Clock {
 
     @Test func performReadsAStubbedStreamWhole() async throws {
         let mock = MockClient()
-        mock.stub(Feed.self, .stream(MockStream(parts: [.text("ab"), .pause(.milliseconds(1)), .text("cd")])))
+        mock.stub(
+            Feed.self,
+            .stream(MockClient.StreamScript(parts: [.text("ab"), .pause(.milliseconds(1)), .text("cd")]))
+        )
         #expect(try await mock.perform(Feed()) == Data("abcd".utf8))
     }
 
@@ -76,7 +82,7 @@ private struct AnnouncingClock: Clock {
     }
 
     @Test func aStreamingStubPerformerPlaysItsScriptForEveryRequest() async throws {
-        let stub = StubPerformer(streaming: MockStream(parts: [.text("one\n"), .text("two\n")]))
+        let stub = StubPerformer(streaming: MockClient.StreamScript(parts: [.text("one\n"), .text("two\n")]))
         let client = APIClient(requestPerformer: stub)
         for _ in 0..<2 {
             var lines: [String] = []
@@ -92,7 +98,7 @@ private struct AnnouncingClock: Clock {
         let clock = TestClock()
         let pauseEnded = Signal("the play's pause ended")
         let stub = StubPerformer(
-            streaming: MockStream(
+            streaming: MockClient.StreamScript(
                 parts: [.pause(.seconds(1)), .text("never read")],
                 clock: AnnouncingClock(base: clock, woke: pauseEnded)
             )

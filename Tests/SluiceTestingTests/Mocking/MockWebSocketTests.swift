@@ -39,7 +39,7 @@ private final class RoomModel: Sendable {
 /// MockClient's and StubPerformer's scripted WebSockets.
 @Suite struct MockWebSocketTests {
     @Test func aModelJoinsAScriptedRoom() async throws {
-        let server = MockWebSocket(
+        let server = MockClient.WebSocketScript(
             [.text("welcome"), .awaitMessage, .text("bye"), .close(.normalClosure, reason: "done")],
             subprotocols: ["chat.v2"]
         )
@@ -54,7 +54,7 @@ private final class RoomModel: Sendable {
     }
 
     @Test func awaitMessageHoldsTheScriptUntilTheClientSends() async throws {
-        let server = MockWebSocket([.awaitMessage, .text("after")])
+        let server = MockClient.WebSocketScript([.awaitMessage, .text("after")])
         let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: try testURL("ws://h/x")))
         let reading = Task { try await socket.receive() }
         try await socket.send(.binary(Data([1, 2])))
@@ -63,7 +63,7 @@ private final class RoomModel: Sendable {
     }
 
     @Test func anEchoServerAnswersEachMessageAndTakesTheClientsClose() async throws {
-        let server = MockWebSocket.echo(subprotocols: ["a", "b"])
+        let server = MockClient.WebSocketScript.echo(subprotocols: ["a", "b"])
         let mock = MockClient()
         mock.stub(matching: ChatRoom(id: 1), .webSocket(server))
         let socket = try await mock.webSocket(ChatRoom(id: 1), protocols: ["b"])
@@ -84,7 +84,7 @@ private final class RoomModel: Sendable {
     }
 
     @Test func aServerCloseWithAnAbnormalCodeFailsTheReader() async throws {
-        let server = MockWebSocket([.text("last"), .close(.internalServerError, reason: "overloaded")])
+        let server = MockClient.WebSocketScript([.text("last"), .close(.internalServerError, reason: "overloaded")])
         let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: try testURL("ws://h/x")))
         #expect(try await socket.receive() == .text("last"))
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
@@ -96,7 +96,7 @@ private final class RoomModel: Sendable {
 
     @Test func aScriptedFailureReachesTheReader() async throws {
         let dropped = SluiceError(.close, message: "the connection ended without a closing frame")
-        let server = MockWebSocket([.failure(dropped)])
+        let server = MockClient.WebSocketScript([.failure(dropped)])
         let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: try testURL("ws://h/x")))
         let error = await #expect(throws: SluiceError.self) { _ = try await socket.receive() }
         #expect(error?.message == "the connection ended without a closing frame")
@@ -105,7 +105,7 @@ private final class RoomModel: Sendable {
 
     @Test func pausesWaitOnTheScriptsClock() async throws {
         let clock = TestClock()
-        let server = MockWebSocket([.pause(.seconds(30)), .text("later")], clock: clock)
+        let server = MockClient.WebSocketScript([.pause(.seconds(30)), .text("later")], clock: clock)
         let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: try testURL("ws://h/x")))
         let reading = Task { try await socket.receive() }
         await clock.waitForSleepers()
@@ -114,7 +114,7 @@ private final class RoomModel: Sendable {
     }
 
     @Test func cancellingTheReaderClosesWithGoingAway() async throws {
-        let server = MockWebSocket([])
+        let server = MockClient.WebSocketScript([])
         let socket = try await StubPerformer(webSocket: server).webSocket(URLRequest(url: try testURL("ws://h/x")))
         let reading = Task { try await socket.receive() }
         reading.cancel()
@@ -123,7 +123,7 @@ private final class RoomModel: Sendable {
     }
 
     @Test func releasingTheSocketClosesWithGoingAway() async throws {
-        let server = MockWebSocket([.text("unread")])
+        let server = MockClient.WebSocketScript([.text("unread")])
         var socket: WebSocket? = try await StubPerformer(webSocket: server).webSocket(
             URLRequest(url: try testURL("ws://h/x"))
         )
@@ -133,7 +133,7 @@ private final class RoomModel: Sendable {
     }
 
     @Test func eachHandshakePlaysTheScriptFromItsStart() async throws {
-        let server = MockWebSocket([.text("first"), .close(.normalClosure)])
+        let server = MockClient.WebSocketScript([.text("first"), .close(.normalClosure)])
         let mock = MockClient()
         mock.stub(ChatRoom.self, .webSocket(server)).expect(calls: 2)
         for _ in 0..<2 {
@@ -147,9 +147,9 @@ private final class RoomModel: Sendable {
 
     @Test func anHTTPStubRefusesTheHandshakeAndMiddlewareRunsOnIt() async throws {
         let store = CredentialStore(
-            credential: Credential(authorization: "Bearer old"),
+            credential: CredentialStore.Credential(authorization: "Bearer old"),
             hosts: ["chat.example.com"],
-            refresh: { _ in Credential(authorization: "Bearer new") }
+            refresh: { _ in CredentialStore.Credential(authorization: "Bearer new") }
         )
         let mock = MockClient(middleware: { $0.authenticated(by: store) })
         mock.stub(ChatRoom.self, .http(HTTPResponse(status: .unauthorized)))

@@ -25,7 +25,7 @@ import Testing
     @Test func recordsExchangesWithoutSecretsAndReplaysThemOffline() async throws {
         let server = try LoopbackServer()
         server.route("POST", "/login") { _ in
-            LoopbackResponse.json(#"{"token": "s3cr3t", "user": "ada"}"#).addingHeader("Set-Cookie", "id=s3cr3t")
+            LoopbackServer.Response.json(#"{"token": "s3cr3t", "user": "ada"}"#).addingHeader("Set-Cookie", "id=s3cr3t")
         }
         let counter = Locked(0)
         server.route("GET", "/counter") { _ in
@@ -35,7 +35,7 @@ import Testing
             }
             return .text("call \(call)")
         }
-        server.route("GET", "/logo", response: LoopbackResponse(body: Data([0xFF, 0x00, 0xFE])))
+        server.route("GET", "/logo", response: LoopbackServer.Response(body: Data([0xFF, 0x00, 0xFE])))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-fixtures-\(UUID().uuidString)"
         )
@@ -207,7 +207,8 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("{not json".utf8).write(to: directory.appendingPathComponent("0001-GET-x.json"))
-        let error = try #require(throws: ReplayError.self) { try ReplayingPerformer(directory: directory) }
+        let error = try #require(throws: SluiceTestingError.self) { try ReplayingPerformer(directory: directory) }
+        #expect(error.kind == .missingFixture)
         #expect(
             error.description.hasPrefix(
                 "the fixture 0001-GET-x.json cannot be read: error: invalid JSON at line 1, column 2"
@@ -220,7 +221,7 @@ import Testing
             "sluice-fixtures-\(UUID().uuidString)"
         )
         defer { try? FileManager.default.removeItem(at: directory) }
-        let script = MockStream(
+        let script = MockClient.StreamScript(
             headers: [.contentType: "application/x-ndjson"],
             parts: [.text("{\"n\":1}\n"), .text("{\"n\":"), .text("2}\n")]
         )
@@ -247,7 +248,7 @@ import Testing
             "sluice-fixtures-\(UUID().uuidString)"
         )
         defer { try? FileManager.default.removeItem(at: directory) }
-        let script = MockStream(parts: [.text("partial"), .failure(URLError(.networkConnectionLost))])
+        let script = MockClient.StreamScript(parts: [.text("partial"), .failure(URLError(.networkConnectionLost))])
         let recorder = RecordingPerformer(base: StubPerformer(streaming: script), directory: directory)
         let response = try await recorder.stream(URLRequest(url: URL(fileURLWithPath: "/cut")))
         await #expect(throws: URLError.self) { try await response.body.collect(upTo: 100) }

@@ -291,8 +291,8 @@ extension Endpoints {
             expecting: EmptyResponse.self
         ).build()
         #expect(update.httpBody == Data(#"{"a":1}"#.utf8))
-        let stub = StubPerformer.json(#"{"name": "Stub"}"#)
-        #expect(try await EnumDocs.perform(client: APIClient(requestPerformer: stub)).name == "Stub")
+        let stub = StubPerformer.json(#"{"name": "MockClient.Stub"}"#)
+        #expect(try await EnumDocs.perform(client: APIClient(requestPerformer: stub)).name == "MockClient.Stub")
         _ = EnumDocs.EditableAccountDetails(name: "n", email: "e")
     }
 

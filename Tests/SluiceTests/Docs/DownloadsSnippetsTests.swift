@@ -24,12 +24,12 @@ private struct GetReport: Request {
     /// Serves the report with an ETag, each response with the next of some faults, and runs a snippet against it with
     /// a scratch directory for its downloads.
     private func withReport<Output>(
-        faults: [LoopbackResponse.Fault?] = [],
+        faults: [LoopbackServer.Response.Fault?] = [],
         _ snippet: (_ client: APIClient, _ downloads: URL) async throws -> Output
     ) async throws -> Output {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let file = RangedFile(report, validators: [LoopbackHeader("ETag", "\"2025\"")], faults: faults)
+        let file = RangedFile(report, validators: [.init("ETag", "\"2025\"")], faults: faults)
         server.route("/reports/2025.pdf", respond: file.respond)
         let scratch = try ScratchDirectory()
         return try await GetReport.$server.withValue(server.baseURL) {
@@ -87,7 +87,7 @@ private struct GetReport: Request {
     func theDiagnosticTheArticleShows() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("/reports/2025.pdf", response: LoopbackResponse(body: report))
+        server.route("/reports/2025.pdf", response: LoopbackServer.Response(body: report))
         let scratch = try ScratchDirectory()
         let destination = scratch.file("report-2025.pdf")
         try FileManager.default.createSymbolicLink(atPath: destination.path + ".part", withDestinationPath: "/dev/full")

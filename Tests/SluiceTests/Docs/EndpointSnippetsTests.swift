@@ -70,7 +70,7 @@ private enum Article {
         typealias Response = Void
 
         let body: MultipartForm
-        var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder() }
+        var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder() }
     }
 
     static func handle(_ client: APIClient) async -> String? {
@@ -183,7 +183,7 @@ private enum APIDocs {
         static let definition: Definition<UploadAvatar> = Definition(method: .post, path: "avatar")
         typealias Response = Void
         let body: MultipartForm
-        var bodyEncoder: MultipartFormEncoder { MultipartFormEncoder() }
+        var bodyEncoder: MultipartForm.Encoder { MultipartForm.Encoder() }
     }
 
     static func upload() -> UploadAvatar {
@@ -197,7 +197,7 @@ private enum APIDocs {
     }
 
     /// Sends a `String` body as plain text.
-    struct PlainTextEncoder: RequestBodyEncoder {
+    struct PlainTextEncoder: RequestBody.Encoder {
         func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
             guard let text = value as? String else {
                 throw EncodingError.invalidValue(
@@ -233,8 +233,9 @@ private enum APIDocs {
         }
     }
 
-    static func session() async throws {
-        try await URLSession.shared.perform(DeleteEvent(pathComponents: .init(calendarId: "c", eventId: "e")))
+    static func session(_ session: URLSession) async throws {
+        let endpoint = DeleteEvent(pathComponents: .init(calendarId: "c", eventId: "e"))
+        try await APIClient(requestPerformer: NetworkRequestPerformer(session: session)).perform(endpoint)
     }
 
     static func typedError(client: APIClient) async {

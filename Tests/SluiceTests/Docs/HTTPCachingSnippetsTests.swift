@@ -26,7 +26,7 @@ import Testing
         defer { server.stop() }
         server.route(
             "/profiles/42",
-            response: LoopbackResponse.json(#"{"id": 42}"#).addingHeader("Cache-Control", "max-age=60")
+            response: LoopbackServer.Response.json(#"{"id": 42}"#).addingHeader("Cache-Control", "max-age=60")
         )
         try await GetProfile.$server.withValue(server.baseURL) {
             try await snippet()

@@ -12,11 +12,11 @@ private enum Article {
     static func client() -> APIClient {
         let metrics = MetricsObserver()
         let tokens = CredentialStore(credential: nil, hosts: ["api.example.com"]) { _ in
-            Credential(authorization: "Bearer \(try await signIn())")
+            CredentialStore.Credential(authorization: "Bearer \(try await signIn())")
         }
         let client = APIClient(
             requestPerformer: NetworkRequestPerformer()
-                .retrying(RetryPolicy(maximumAttempts: 3, deadline: .seconds(20)))
+                .retrying(RetryingPerformer.Policy(maximumAttempts: 3, deadline: .seconds(20)))
                 .authenticated(by: tokens)
                 .deduplicated()
                 .logged(redacting: Redaction.default.adding(jsonKeys: ["password"]))
@@ -41,7 +41,7 @@ private enum APIDocs {
     static func refreshToken() async throws -> String { "fresh" }
 
     static func policies() -> [APIClient] {
-        let policy = RetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(200), deadline: .seconds(10))
+        let policy = RetryingPerformer.Policy(maximumAttempts: 4, baseDelay: .milliseconds(200), deadline: .seconds(10))
         let retrying = APIClient(requestPerformer: NetworkRequestPerformer().retrying(policy))
         let byDefault = APIClient(requestPerformer: NetworkRequestPerformer().retrying(.default))
         return [retrying, byDefault]
@@ -49,11 +49,11 @@ private enum APIDocs {
 
     static func tokens(savedToken: String) -> APIClient {
         let tokens = CredentialStore(
-            credential: Credential(authorization: "Bearer \(savedToken)"),
+            credential: CredentialStore.Credential(authorization: "Bearer \(savedToken)"),
             hosts: ["api.example.com"]
         ) { expired in
             let token = try await refreshToken()
-            return Credential(authorization: "Bearer \(token)")
+            return CredentialStore.Credential(authorization: "Bearer \(token)")
         }
         let client = APIClient(requestPerformer: NetworkRequestPerformer().authenticated(by: tokens))
         return client
@@ -86,7 +86,7 @@ private enum APIDocs {
         let client = APIClient(
             requestPerformer: NetworkRequestPerformer()
                 .timeLimited(to: .seconds(5))  // each attempt
-                .retrying(RetryPolicy(maximumAttempts: 3))
+                .retrying(RetryingPerformer.Policy(maximumAttempts: 3))
                 .timeLimited(to: .seconds(12))  // all of them
         )
         return client
@@ -120,7 +120,7 @@ private enum APIDocs {
         }
         let metrics = MetricsObserver()
         let tokens = CredentialStore(credential: nil, hosts: ["api.example.com"]) { _ in
-            Credential(authorization: "Bearer \(try await Article.signIn())")
+            CredentialStore.Credential(authorization: "Bearer \(try await Article.signIn())")
         }
         let log = Locked<[String]>([])
         // The article's deadlines, on a clock that only the test moves (it never does): on the real one they measured
@@ -129,7 +129,7 @@ private enum APIDocs {
         // Held apart only so that the test sees the callers waiting for a shared call.
         let deduplicated =
             transport
-            .retrying(RetryPolicy(maximumAttempts: 3, deadline: .seconds(20)), clock: clock)
+            .retrying(RetryingPerformer.Policy(maximumAttempts: 3, deadline: .seconds(20)), clock: clock)
             .authenticated(by: tokens)
             .deduplicated()
         let client = APIClient(

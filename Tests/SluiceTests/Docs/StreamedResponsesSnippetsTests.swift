@@ -55,13 +55,13 @@ private struct CannedStreamPerformer: RequestPerformer {
         try await stream(request).collect(upTo: 1 << 20)
     }
 
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let (body, writer) = HTTPBody.makeStream(expectedLength: nil)
         for piece in pieces {
             writer.write(Data(piece.utf8))
         }
         writer.finish()
-        return StreamedHTTPResponse(status: .ok, headers: [.contentType: "text/plain"], body: body)
+        return HTTPResponse.Streamed(status: .ok, headers: [.contentType: "text/plain"], body: body)
     }
 }
 
@@ -72,20 +72,26 @@ private struct CannedStreamPerformer: RequestPerformer {
     init() throws {
         server = try LoopbackServer()
         exportBase = server.url("/")
-        server.route("/exports/7", response: LoopbackResponse.text("0123456789").injecting(.chunked(chunkSize: 3)))
-        server.route("/logs/api", response: LoopbackResponse.text("started\nready\n").injecting(.chunked(chunkSize: 4)))
+        server.route(
+            "/exports/7",
+            response: LoopbackServer.Response.text("0123456789").injecting(.chunked(chunkSize: 3))
+        )
+        server.route(
+            "/logs/api",
+            response: LoopbackServer.Response.text("started\nready\n").injecting(.chunked(chunkSize: 4))
+        )
         server.route(
             "/audit",
-            response: LoopbackResponse(
-                headers: [LoopbackHeader("Content-Type", "application/x-ndjson")],
+            response: LoopbackServer.Response(
+                headers: [.init("Content-Type", "application/x-ndjson")],
                 body: Data("{\"action\":\"login\"}\n{\"action\":\"logout\"}\n".utf8)
             )
         )
         // The feed sends two events; a reconnection, which names the last event ID, is told there is nothing more.
         server.route("/prices/ACME") { request in
-            guard request.header("Last-Event-ID") == nil else { return LoopbackResponse(status: 204) }
-            return LoopbackResponse(
-                headers: [LoopbackHeader("Content-Type", "text/event-stream")],
+            guard request.header("Last-Event-ID") == nil else { return LoopbackServer.Response(status: 204) }
+            return LoopbackServer.Response(
+                headers: [.init("Content-Type", "text/event-stream")],
                 body: Data("event: price\nid: 1\ndata: 41\n\ndata: 42\n\n".utf8)
             )
         }
@@ -145,8 +151,8 @@ private struct CannedStreamPerformer: RequestPerformer {
     @Test func documentationOfStreamParseError() async throws {
         server.route(
             "/audit",
-            response: LoopbackResponse(
-                headers: [LoopbackHeader("Content-Type", "application/x-ndjson")],
+            response: LoopbackServer.Response(
+                headers: [.init("Content-Type", "application/x-ndjson")],
                 body: Data("{\"action\":\"login\"}\n\n{\"id\": 3,}\n".utf8)
             )
         )
@@ -223,7 +229,7 @@ private struct CannedStreamPerformer: RequestPerformer {
             let text = String(decoding: try await body.collect(upTo: 1 << 20), as: UTF8.self)  // "first and last"
             #expect(text == "first and last")
         }
-        // StreamedHTTPResponse
+        // HTTPResponse.Streamed
         var streamed = 0
         let printed = try await SnippetOutput.collect {
             let response = try await NetworkRequestPerformer().stream(URLRequest(url: server.url("/logs/api")))
@@ -249,7 +255,7 @@ private struct CannedStreamPerformer: RequestPerformer {
         #expect(try Data(contentsOf: file) == Data("0123456789".utf8))
         // StubPerformer(streaming:)
         let stub = StubPerformer(
-            streaming: MockStream(parts: [.text("one\n"), .pause(.milliseconds(5)), .text("two\n")])
+            streaming: MockClient.StreamScript(parts: [.text("one\n"), .pause(.milliseconds(5)), .text("two\n")])
         )
         let lines = try await APIClient(requestPerformer: stub).lines(TailLog(service: "x"))
         var read: [String] = []
@@ -257,9 +263,9 @@ private struct CannedStreamPerformer: RequestPerformer {
             read.append(line)
         }
         #expect(read == ["one", "two"])
-        // MockStream
+        // MockClient.StreamScript
         let mock = MockClient()
-        let feed = MockStream.events(
+        let feed = MockClient.StreamScript.events(
             [ServerSentEvent(data: "first"), ServerSentEvent(type: "done", data: "")],
             every: .milliseconds(10)
         )

@@ -40,7 +40,7 @@ private struct SensorReadings: Request {
 /// A client whose every streamed response is the given chunks, with a short pause between two, so that each
 /// arrives on its own.
 private func clientPlaying(_ chunks: [String], contentType: String) -> APIClient {
-    var parts: [MockStream.Part] = []
+    var parts: [MockClient.StreamScript.Part] = []
     for chunk in chunks {
         if !parts.isEmpty {
             parts.append(.pause(.milliseconds(1)))
@@ -48,7 +48,9 @@ private func clientPlaying(_ chunks: [String], contentType: String) -> APIClient
         parts.append(.text(chunk))
     }
     return APIClient(
-        requestPerformer: StubPerformer(streaming: MockStream(headers: [.contentType: contentType], parts: parts))
+        requestPerformer: StubPerformer(
+            streaming: MockClient.StreamScript(headers: [.contentType: contentType], parts: parts)
+        )
     )
 }
 

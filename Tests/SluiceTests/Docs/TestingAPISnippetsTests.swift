@@ -156,16 +156,16 @@ enum TestingAPISnippets {
             server.route(
                 "/progress",
                 response: .streamed([
-                    LoopbackResponse.Chunk(text: "started\n"),
-                    LoopbackResponse.Chunk(text: "done\n", after: .milliseconds(50)),
+                    LoopbackServer.Response.Chunk(text: "started\n"),
+                    LoopbackServer.Response.Chunk(text: "done\n", after: .milliseconds(50)),
                 ])
             )
             server.route("/large", response: .generated(byteCount: 3 << 30))
             server.route(
                 "/events",
                 response: .serverSentEvents([
-                    LoopbackResponse.ServerSentEvent(event: "greeting", data: "hello\nworld", id: "1"),
-                    LoopbackResponse.ServerSentEvent(data: "later", id: "2", after: .milliseconds(50)),
+                    LoopbackServer.Response.SentEvent(event: "greeting", data: "hello\nworld", id: "1"),
+                    LoopbackServer.Response.SentEvent(data: "later", id: "2", after: .milliseconds(50)),
                 ])
             )
 
@@ -187,29 +187,29 @@ enum TestingAPISnippets {
             #expect(large.body.expectedLength == 3 << 30)
             var chunks = large.body.makeAsyncIterator()
             let first = try #require(try await chunks.next())
-            #expect(first == LoopbackResponse.generatedBytes(in: 0..<Int64(first.count)))
+            #expect(first == LoopbackServer.Response.generatedBytes(in: 0..<Int64(first.count)))
         }
 
         @Test func rangeResponses() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
-            let download = LoopbackResponse.generated(byteCount: 10_000).servingRanges(etag: #""v1""#)
+            let download = LoopbackServer.Response.generated(byteCount: 10_000).servingRanges(etag: #""v1""#)
             server.route("/file", response: download)
             let part = try await NetworkRequestPerformer().perform(
                 Get(url: server.url("/file"), headers: ["Range": "bytes=100-199", "If-Range": #""v1""#]).build()
             )
             #expect(part.status.code == 206)
             #expect(part.headers["Content-Range"] == "bytes 100-199/10000")
-            #expect(part.body == LoopbackResponse.generatedBytes(in: 100..<200))
+            #expect(part.body == LoopbackServer.Response.generatedBytes(in: 100..<200))
 
-            let wrong = LoopbackResponse.generated(byteCount: 1_000).servingRanges()
+            let wrong = LoopbackServer.Response.generated(byteCount: 1_000).servingRanges()
             server.route("/file", response: wrong.injecting(.misreportedContentRange("bytes 0-99/1000")))
             let misreported = try await NetworkRequestPerformer().perform(
                 Get(url: server.url("/file"), headers: ["Range": "bytes=500-509"]).build()
             )
             #expect(misreported.status.code == 206)
             #expect(misreported.headers["Content-Range"] == "bytes 0-99/1000", "not the range sent")
-            #expect(misreported.body == LoopbackResponse.generatedBytes(in: 500..<510))
+            #expect(misreported.body == LoopbackServer.Response.generatedBytes(in: 500..<510))
         }
 
         @Test func webSocketRoutes() async throws {

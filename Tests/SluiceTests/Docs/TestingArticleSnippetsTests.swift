@@ -122,7 +122,7 @@ private func articleRecordAndReplay() throws -> (APIClient, APIClient) {
         request.setValue(#""v1""#, forHTTPHeaderField: "If-Range")
         let response = try await NetworkRequestPerformer().perform(request)
         #expect(response.status == .partialContent)
-        #expect(response.body == LoopbackResponse.generatedBytes(in: 400_000..<1_000_000))
+        #expect(response.body == LoopbackServer.Response.generatedBytes(in: 400_000..<1_000_000))
         #expect(server.receivedRequests.first?.header("Range") == "bytes=400000-")
     }
 }

@@ -73,7 +73,7 @@ import FoundationNetworking
     @Test func proxies() throws {
         let proxy = try Proxy(url: "http://user:secret@proxy.internal:3128")
         let configuration = SocketRequestPerformer.Configuration(
-            proxies: ProxySettings(http: proxy, https: proxy, noProxy: ["localhost", ".internal", "10.0.0.0/8"])
+            proxies: Proxy.Settings(http: proxy, https: proxy, noProxy: ["localhost", ".internal", "10.0.0.0/8"])
         )
         let throughProxy = SocketRequestPerformer(configuration: configuration)
         let direct = SocketRequestPerformer(configuration: .init(proxies: .none))
@@ -84,14 +84,14 @@ import FoundationNetworking
         #expect(try throughProxy.configuration.proxies.proxy(for: internalHost) == nil)
     }
 
-    /// The snippets of the types' own documentation: ``Proxy`` and ``ProxySettings``.
+    /// The snippets of the types' own documentation: ``Proxy`` and ``Proxy/Settings``.
     @Test func proxyDocumentation() throws {
         let fromURL = try Proxy(url: "http://proxy.example:3128")
         let socks = Proxy(.socks5h, host: "127.0.0.1", port: 1080, username: "me", password: "secret")
         #expect(fromURL.port == 3128 && socks.kind == .socks5h)
         let proxy = try Proxy(url: "http://proxy.internal:3128")
         let throughProxy = SocketRequestPerformer.Configuration(
-            proxies: ProxySettings(http: proxy, https: proxy, noProxy: ["localhost", "10.0.0.0/8", ".internal"])
+            proxies: Proxy.Settings(http: proxy, https: proxy, noProxy: ["localhost", "10.0.0.0/8", ".internal"])
         )
         let direct = SocketRequestPerformer.Configuration(proxies: .none)
         let url = try #require(URL(string: "http://example.com/"))

@@ -39,7 +39,7 @@ struct ChatRoom: Request {
 
     /// Run: the article's test of code that takes a client, against a scripted server.
     @Test func testJoin() async throws {
-        let server = MockWebSocket([.text("welcome"), .awaitMessage, .close(.normalClosure)])
+        let server = MockClient.WebSocketScript([.text("welcome"), .awaitMessage, .close(.normalClosure)])
         let mock = MockClient()
         mock.stub(ChatRoom.self, .webSocket(server))
 

@@ -19,7 +19,7 @@ private struct AttemptHeaderPerformer: RequestPerformer {
 }
 
 extension AttemptHeaderPerformer {
-    func stream(_ request: URLRequest) async throws -> StreamedHTTPResponse {
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         try await RequestContext.withContext(forStreaming: request) { context in
             var request = request
             request.setValue(String(max(context.attempts, 1)), forHTTPHeaderField: "X-Attempt")
@@ -71,7 +71,7 @@ private struct SigningPerformer: RequestPerformer {
 private func articleSignedClient(secret: [UInt8]) -> APIClient {
     let client = APIClient(
         requestPerformer: SigningPerformer(base: NetworkRequestPerformer(), keyID: "app-1", secret: secret)
-            .retrying(RetryPolicy(maximumAttempts: 3))
+            .retrying(RetryingPerformer.Policy(maximumAttempts: 3))
     )
     return client
 }
@@ -95,7 +95,7 @@ private struct Pay: Request {
     let secret = Array("the shared secret".utf8)
 
     /// Whether a request as the server received it carries a valid signature of its method, path, date and body.
-    private func verifies(_ request: LoopbackRequest) throws -> Bool {
+    private func verifies(_ request: LoopbackServer.Request) throws -> Bool {
         let date = try #require(request.header("Date"))
         let bodyDigest = SHA256.hash(request.body).hexadecimal
         let signed = [request.method, request.path, date, bodyDigest].joined(separator: "\n")
@@ -110,7 +110,7 @@ private struct Pay: Request {
         server.route("POST", "/payments") { _ in
             served.withLock { served in
                 served += 1
-                return served == 1 ? LoopbackResponse.text("busy", status: 503) : .text("paid")
+                return served == 1 ? LoopbackServer.Response.text("busy", status: 503) : .text("paid")
             }
         }
         // Each signature is made a second after the previous one, on a clock of the test's.
@@ -123,7 +123,10 @@ private struct Pay: Request {
         }
         let clock = TestClock()
         let client = APIClient(
-            requestPerformer: signer.retrying(RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }), clock: clock)
+            requestPerformer: signer.retrying(
+                RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 }),
+                clock: clock
+            )
         )
         #expect(try await client.perform(Pay(url: server.url("/payments"))) == Data("paid".utf8))
 
@@ -142,7 +145,7 @@ private struct Pay: Request {
         let stub = StubPerformer(responses: [HTTPResponse(status: .badGateway), HTTPResponse(status: .ok)])
         let client = APIClient(
             requestPerformer: AttemptHeaderPerformer(base: stub).retrying(
-                RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }),
+                RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 }),
                 clock: TestClock()
             )
         )
@@ -151,7 +154,7 @@ private struct Pay: Request {
     }
 
     @Test func marksTheWebSocketHandshake() async throws {
-        let stub = StubPerformer(webSocket: MockWebSocket.echo())
+        let stub = StubPerformer(webSocket: MockClient.WebSocketScript.echo())
         let socket = try await AttemptHeaderPerformer(base: stub).webSocket(
             URLRequest(url: try #require(URL(string: "wss://api.example.com/feed")))
         )
@@ -166,7 +169,7 @@ private struct Pay: Request {
             ScriptedStreams.Scripted(status: .ok, chunks: ["streamed"], end: .finished),
         ])
         let performer = AttemptHeaderPerformer(base: base).retrying(
-            RetryPolicy(maximumAttempts: 3, randomFraction: { 0 }),
+            RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 }),
             clock: TestClock()
         )
         let response = try await performer.stream(URLRequest(url: try testURL("https://api.example.com/feed")))
@@ -176,9 +179,11 @@ private struct Pay: Request {
 
     /// A route that answers its first request with a 503 that asks for no wait (`Retry-After: 0`), so that a retry on
     /// the real clock tries again at once, and every later one with `response`.
-    private func busyOnce(then response: LoopbackResponse) -> @Sendable (LoopbackRequest) -> LoopbackResponse {
+    private func busyOnce(
+        then response: LoopbackServer.Response
+    ) -> @Sendable (LoopbackServer.Request) -> LoopbackServer.Response {
         let served = Locked(0)
-        let busy = LoopbackResponse.text("busy", status: 503).addingHeader("Retry-After", "0")
+        let busy = LoopbackServer.Response.text("busy", status: 503).addingHeader("Retry-After", "0")
         return { _ in
             served.withLock { served in
                 served += 1

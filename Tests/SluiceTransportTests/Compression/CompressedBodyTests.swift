@@ -20,7 +20,7 @@ import Testing
 
     /// Routes a path to the body encoded with a coding.
     func serve(_ path: String, _ encoded: Data, coding: String, chunked: Bool = false) {
-        var response = LoopbackResponse(body: encoded).addingHeader("Content-Encoding", coding)
+        var response = LoopbackServer.Response(body: encoded).addingHeader("Content-Encoding", coding)
         if chunked {
             response = response.injecting(.chunked(chunkSize: 1_000))
         }

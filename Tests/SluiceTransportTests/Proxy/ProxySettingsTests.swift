@@ -8,7 +8,7 @@ import Testing
 @Suite struct ProxySettingsTests {
     /// The proxy chosen for a URL, as its URL, or `"direct"`.
     private func chosen(_ environment: [String: String], _ url: String) throws -> String {
-        let proxy = try ProxySettings(environment: environment).proxy(for: try #require(URL(string: url)))
+        let proxy = try Proxy.Settings(environment: environment).proxy(for: try #require(URL(string: url)))
         return proxy.map { "\($0)" } ?? "direct"
     }
 
@@ -86,12 +86,12 @@ import Testing
         let both = ["http_proxy": "http://p:1", "no_proxy": "a.test", "NO_PROXY": "b.test"]
         #expect(try chosen(both, "http://a.test/") == "direct")
         #expect(try chosen(both, "http://b.test/") == "http://p:1")
-        let settings = ProxySettings(http: Proxy(.http, host: "p", port: 1), noProxy: ["10.0.0.0/8", ".internal"])
+        let settings = Proxy.Settings(http: Proxy(.http, host: "p", port: 1), noProxy: ["10.0.0.0/8", ".internal"])
         #expect(try settings.proxy(for: try #require(URL(string: "http://10.1.1.1/"))) == nil)
         #expect(try settings.proxy(for: try #require(URL(string: "http://db.internal/"))) == nil)
         #expect(try settings.proxy(for: try #require(URL(string: "http://example.com/")))?.host == "p")
         #expect(try settings.proxy(for: try #require(URL(string: "https://example.com/"))) == nil)
-        #expect(try ProxySettings.none.proxy(for: try #require(URL(string: "http://example.com/"))) == nil)
+        #expect(try Proxy.Settings.none.proxy(for: try #require(URL(string: "http://example.com/"))) == nil)
     }
 
     /// A proxy URL's parts: percent-decoded credentials, kinds, the port.

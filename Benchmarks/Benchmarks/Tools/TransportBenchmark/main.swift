@@ -471,7 +471,7 @@ if selected("squid") || filter.isEmpty {
                 maximumConnectionsPerOrigin: 16,
                 tls: server.certificate.map { TLSConfiguration(additionalTrustRoots: [.file($0.path)]) }
                     ?? TLSConfiguration(),
-                proxies: ProxySettings(http: viaSquid, https: viaSquid)
+                proxies: Proxy.Settings(http: viaSquid, https: viaSquid)
             )
         )
         let peer = try AsyncHTTPClientPeer(trusting: server.certificate, proxyPort: proxy.port)

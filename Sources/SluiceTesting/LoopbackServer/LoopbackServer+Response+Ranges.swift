@@ -1,7 +1,8 @@
 public import Foundation
+public import SluiceCore
 
 // Range requests (RFC 9110 §14): `206 Partial Content`, `416 Range Not Satisfiable` and `If-Range`.
-extension LoopbackResponse {
+extension LoopbackServer.Response {
     /// A copy of this response that answers `Range` requests, as a file server does.
     ///
     /// The response then carries `Accept-Ranges: bytes`, and `ETag` and `Last-Modified` when given. A `GET` with a
@@ -15,7 +16,7 @@ extension LoopbackResponse {
     /// It works for in-memory, streamed and generated bodies; a generated body produces only the bytes it sends.
     ///
     /// ```swift
-    /// let download = LoopbackResponse.generated(byteCount: 10_000).servingRanges(etag: #""v1""#)
+    /// let download = LoopbackServer.Response.generated(byteCount: 10_000).servingRanges(etag: #""v1""#)
     /// server.route("/file", response: download)
     /// ```
     ///
@@ -23,7 +24,7 @@ extension LoopbackResponse {
     ///   - etag: The entity tag, such as `"v1"` or `W/"v1"`; a value without quotes is quoted. `nil` sends none.
     ///   - lastModified: The modification date, sent as an HTTP-date to the second; `nil` sends none.
     /// - Returns: The response.
-    public func servingRanges(etag: String? = nil, lastModified: Date? = nil) -> LoopbackResponse {
+    public func servingRanges(etag: String? = nil, lastModified: Date? = nil) -> LoopbackServer.Response {
         var copy = self
         let quoted = etag.map { $0.hasPrefix("\"") || $0.hasPrefix("W/\"") ? $0 : "\"\($0)\"" }
         copy.rangeOptions = RangeOptions(etag: quoted, lastModified: lastModified)
@@ -35,7 +36,7 @@ extension LoopbackResponse {
     /// - Parameter context: The request being answered.
     /// - Returns: The response with its status and range headers settled, and the offsets of the body to send, or
     ///   `nil` for the whole body.
-    func answeringRange(of context: ResponseContext) -> (response: LoopbackResponse, window: Range<Int64>?) {
+    func answeringRange(of context: ResponseContext) -> (response: LoopbackServer.Response, window: Range<Int64>?) {
         var response = self
         let total = stream?.totalLength ?? Int64(body.count)
         if case .misreportedContentRange(let value) = fault?.kind {
@@ -72,7 +73,7 @@ extension LoopbackResponse {
             )
             return (response, window)
         case .unsatisfiable:
-            var refusal = LoopbackResponse.text("range not satisfiable: \(rangeValue)", status: 416)
+            var refusal = LoopbackServer.Response.text("range not satisfiable: \(rangeValue)", status: 416)
             refusal.headers += response.headers.filter { !$0.hasName("Content-Type") }
             refusal.replaceHeader("Content-Range", with: "bytes */\(total)")
             refusal.fault = fault
@@ -83,7 +84,7 @@ extension LoopbackResponse {
     /// Replaces every header of this name with one field, appended at the end.
     private mutating func replaceHeader(_ name: String, with value: String) {
         headers.removeAll { $0.hasName(name) }
-        headers.append(LoopbackHeader(name, value))
+        headers.append(HTTPHeaders.Field(Header(name), value))
     }
 
     /// What a `Range` field asks of a body of a given length.

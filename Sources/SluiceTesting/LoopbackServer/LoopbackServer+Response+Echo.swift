@@ -1,7 +1,8 @@
 import Foundation
+import SluiceCore
 
 // Responses that reflect the request back, as httpbin's `/anything` does, and redirects.
-extension LoopbackResponse {
+extension LoopbackServer.Response {
     /// How an echo writes what it reflects.
     public enum EchoFormat: Sendable, Hashable, CaseIterable {
         /// A JSON object: `method`, `url`, `args`, `headers`, `cookies`, `data`, `form` and `json`, written by
@@ -26,9 +27,13 @@ extension LoopbackResponse {
     ///   - format: How to write it.
     ///   - status: The status code; `200` unless you say otherwise.
     /// - Returns: The response.
-    public static func echo(of request: LoopbackRequest, as format: EchoFormat, status: Int = 200) -> LoopbackResponse {
+    public static func echo(
+        of request: LoopbackServer.Request,
+        as format: EchoFormat,
+        status: Int = 200
+    ) -> LoopbackServer.Response {
         let args = request.queryItems.map { ($0.name, $0.value ?? "") }
-        let headers = request.headers.map { ($0.name, $0.value) }
+        let headers = request.headers.map { ($0.name.name, $0.value) }
         let cookies = request.headerValues("Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             return parts.count == 2 ? (parts[0], parts[1]) : nil
@@ -50,9 +55,9 @@ extension LoopbackResponse {
                     ?? NSNull(),
             ]
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            return LoopbackResponse(
+            return LoopbackServer.Response(
                 status: status,
-                headers: [LoopbackHeader("Content-Type", "application/json")],
+                headers: [.init("Content-Type", "application/json")],
                 body: data
             )
         case .form:
@@ -62,9 +67,9 @@ extension LoopbackResponse {
             }
             // A form body encodes what a query may leave as it is.
             let text = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-            return LoopbackResponse(
+            return LoopbackServer.Response(
                 status: status,
-                headers: [LoopbackHeader("Content-Type", "application/x-www-form-urlencoded")],
+                headers: [.init("Content-Type", "application/x-www-form-urlencoded")],
                 body: Data(text.utf8)
             )
         case .text:
@@ -83,8 +88,8 @@ extension LoopbackResponse {
     ///   - location: The `Location` header's value: a path on this server or an absolute URL.
     ///   - status: The status code; `302` unless you say otherwise.
     /// - Returns: The response.
-    public static func redirect(to location: String, status: Int = 302) -> LoopbackResponse {
-        LoopbackResponse(status: status, headers: [LoopbackHeader("Location", location)])
+    public static func redirect(to location: String, status: Int = 302) -> LoopbackServer.Response {
+        LoopbackServer.Response(status: status, headers: [.init("Location", location)])
     }
 
     /// The fields of a form body, decoded.

@@ -1,8 +1,8 @@
-extension LoopbackResponse {
+extension LoopbackServer.Response {
     /// A deliberate misbehaviour ``LoopbackServer`` applies while answering, to test a client's error handling.
     ///
     /// This is an open set of static members rather than an enum, so that new faults can be added without breaking
-    /// code that switches over them. Any ``LoopbackResponse/delay`` is waited out before the fault takes effect, and
+    /// code that switches over them. Any ``LoopbackServer/Response/delay`` is waited out before the fault takes effect, and
     /// the request is always read completely and recorded first.
     public struct Fault: Sendable, Equatable, CustomStringConvertible {
         /// What the server does; internal so that the public surface stays an open set.
@@ -66,12 +66,12 @@ extension LoopbackResponse {
         /// Answers with `206 Partial Content` and the given `Content-Range` value, whatever the request asked for.
         ///
         /// The body is the part of the response's body the request's `Range` asks for when that range is a single
-        /// satisfiable one (see ``LoopbackResponse/servingRanges(etag:lastModified:)``), and the whole body
+        /// satisfiable one (see ``LoopbackServer/Response/servingRanges(etag:lastModified:)``), and the whole body
         /// otherwise, so that a client can be tested against a server that states a range it did not send, or sends a
         /// 206 nobody asked for.
         ///
         /// ```swift
-        /// let wrong = LoopbackResponse.generated(byteCount: 1_000).servingRanges()
+        /// let wrong = LoopbackServer.Response.generated(byteCount: 1_000).servingRanges()
         /// server.route("/file", response: wrong.injecting(.misreportedContentRange("bytes 0-99/1000")))
         /// ```
         ///
@@ -90,7 +90,7 @@ extension LoopbackResponse {
         /// beyond the announced length.
         ///
         /// ```swift
-        /// server.route("/broken", response: LoopbackResponse(fault: .raw(["HTTP/1.1 2x0 OK\r\n\r\n"])))
+        /// server.route("/broken", response: LoopbackServer.Response(fault: .raw(["HTTP/1.1 2x0 OK\r\n\r\n"])))
         /// ```
         ///
         /// - Parameters:

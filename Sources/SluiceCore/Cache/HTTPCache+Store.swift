@@ -1,6 +1,6 @@
 /// Where an ``HTTPCache`` keeps its entries: a variant per key and `Vary` selection, bounded by bytes.
 ///
-/// Internal: ``HTTPCacheStore`` is the public face, with the in-memory and on-disk stores.
+/// Internal: ``HTTPCache/Store`` is the public face, with the in-memory and on-disk stores.
 protocol CacheStorage: Sendable {
     /// The stored variants of a key, most recently stored first.
     func entries(for key: String) -> [CacheEntry]
@@ -51,26 +51,28 @@ enum CachedBody: Sendable {
     }
 }
 
-/// Where an ``HTTPCache`` keeps what it stores: in memory, or in a directory on disk.
-///
-/// Both are bounded by bytes and drop the least recently used entries first.
-///
-/// ```swift
-/// let cache = HTTPCache(store: try .disk(at: cachesDirectory.appending(path: "api"), limit: 50 << 20))
-/// ```
-public struct HTTPCacheStore: Sendable {
-    let storage: any CacheStorage
-
-    /// A store in this process's memory.
+extension HTTPCache {
+    /// Where an ``HTTPCache`` keeps what it stores: in memory, or in a directory on disk.
     ///
-    /// - Parameter limit: The most bytes of bodies and heads kept; 10 MiB by default.
-    /// - Returns: The store.
-    public static func memory(limit: Int = 10 << 20) -> HTTPCacheStore {
-        HTTPCacheStore(storage: MemoryCacheStorage(limit: limit))
-    }
+    /// Both are bounded by bytes and drop the least recently used entries first.
+    ///
+    /// ```swift
+    /// let cache = HTTPCache(store: try .disk(at: cachesDirectory.appending(path: "api"), limit: 50 << 20))
+    /// ```
+    public struct Store: Sendable {
+        let storage: any CacheStorage
 
-    /// Removes every stored response.
-    public func removeAll() {
-        storage.removeAll()
+        /// A store in this process's memory.
+        ///
+        /// - Parameter limit: The most bytes of bodies and heads kept; 10 MiB by default.
+        /// - Returns: The store.
+        public static func memory(limit: Int = 10 << 20) -> HTTPCache.Store {
+            HTTPCache.Store(storage: MemoryCacheStorage(limit: limit))
+        }
+
+        /// Removes every stored response.
+        public func removeAll() {
+            storage.removeAll()
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 // A route that opens a WebSocket (RFC 6455) and runs a script on it.
-extension LoopbackResponse {
+extension LoopbackServer.Response {
     /// A response that accepts a WebSocket handshake, then runs a script of steps: messages and control frames to
     /// send, messages to receive, the closing handshake, and faults.
     ///
@@ -30,8 +30,8 @@ extension LoopbackResponse {
     ///   - subprotocols: The subprotocols the route speaks, in order of preference: the answer names the first the
     ///     client offers, and none when the client offers none of them.
     /// - Returns: The response.
-    public static func webSocket(_ steps: [WebSocketStep], subprotocols: [String] = []) -> LoopbackResponse {
-        var response = LoopbackResponse(status: 101)
+    public static func webSocket(_ steps: [WebSocketStep], subprotocols: [String] = []) -> LoopbackServer.Response {
+        var response = LoopbackServer.Response(status: 101)
         response.webSocket = WebSocketScript(steps: steps, subprotocols: subprotocols)
         return response
     }
@@ -40,7 +40,7 @@ extension LoopbackResponse {
 /// What a WebSocket route does once its handshake is done.
 struct WebSocketScript: Sendable {
     /// The steps, in order.
-    var steps: [LoopbackResponse.WebSocketStep]
+    var steps: [LoopbackServer.Response.WebSocketStep]
     /// The subprotocols the route speaks, in order of preference.
     var subprotocols: [String]
 }

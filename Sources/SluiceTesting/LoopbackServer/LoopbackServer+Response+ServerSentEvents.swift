@@ -2,12 +2,12 @@ import Foundation
 import SluiceCore
 
 // Server-sent events (the WHATWG HTML `text/event-stream` format), each event its own chunk.
-extension LoopbackResponse {
+extension LoopbackServer.Response {
     /// One event of a `text/event-stream` body, and how long to wait before sending it.
     ///
     /// Fields that are `nil` are left out; an event with none but a delay still sends its blank line, which a
     /// client ignores, so it tests a client's handling of a quiet stream.
-    public struct ServerSentEvent: Sendable, Equatable {
+    public struct SentEvent: Sendable, Equatable {
         /// The `event` field, the event's type, or `nil`.
         public var event: String?
 
@@ -63,20 +63,20 @@ extension LoopbackResponse {
     /// server.route(
     ///     "/events",
     ///     response: .serverSentEvents([
-    ///         LoopbackResponse.ServerSentEvent(event: "greeting", data: "hello\nworld", id: "1"),
-    ///         LoopbackResponse.ServerSentEvent(data: "later", id: "2", after: .milliseconds(50)),
+    ///         LoopbackServer.Response.SentEvent(event: "greeting", data: "hello\nworld", id: "1"),
+    ///         LoopbackServer.Response.SentEvent(data: "later", id: "2", after: .milliseconds(50)),
     ///     ])
     /// )
     /// ```
     ///
     /// - Parameter events: The events in order.
     /// - Returns: The response.
-    public static func serverSentEvents(_ events: [ServerSentEvent]) -> LoopbackResponse {
+    public static func serverSentEvents(_ events: [SentEvent]) -> LoopbackServer.Response {
         streamed(
             events.map { Chunk(text: $0.serialized, after: $0.delay) },
             headers: [
-                LoopbackHeader("Content-Type", "text/event-stream"),
-                LoopbackHeader("Cache-Control", "no-cache"),
+                HTTPHeaders.Field("Content-Type", "text/event-stream"),
+                HTTPHeaders.Field("Cache-Control", "no-cache"),
             ]
         )
     }

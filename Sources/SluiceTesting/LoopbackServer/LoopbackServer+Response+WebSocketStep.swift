@@ -1,15 +1,15 @@
 public import Foundation
 public import SluiceCore
 
-extension LoopbackResponse {
-    /// One step of the script a ``LoopbackResponse/webSocket(_:subprotocols:)`` route runs once the handshake is done.
+extension LoopbackServer.Response {
+    /// One step of the script a ``LoopbackServer/Response/webSocket(_:subprotocols:)`` route runs once the handshake is done.
     ///
     /// The steps run in order on the connection's thread. Sending steps write their frames at once; the steps that
     /// read (``receive``, ``echo``, ``awaitClose`` and ``close(_:reason:)``) record every frame of the client in
     /// ``LoopbackServer/receivedWebSocketEvents`` before acting on it, answer its pings with pongs, and check every
     /// frame as strictly as a real server: a frame that is not masked, sets a reserved bit, uses a reserved opcode,
     /// carries invalid UTF-8 in a text message, or breaks any other rule of RFC 6455 fails the connection with the
-    /// code the rule calls for (1002, 1007 or 1009), and is recorded as ``LoopbackWebSocketEvent/rejected(code:reason:)``.
+    /// code the rule calls for (1002, 1007 or 1009), and is recorded as ``LoopbackServer/WebSocketEvent/rejected(code:reason:)``.
     ///
     /// Some steps are faults, to test that a client rejects what a broken server sends: ``maskedFrame(text:)``,
     /// ``invalidUTF8(midFragment:)``, ``oversizedFrame(announcing:)``, ``reservedBits(_:)``, ``reservedOpcode(_:)``,

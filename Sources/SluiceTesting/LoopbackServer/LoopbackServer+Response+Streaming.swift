@@ -1,7 +1,8 @@
 public import Foundation
+public import SluiceCore
 
 // Responses whose body is written piece by piece, with pauses, as a slow or streaming server sends it.
-extension LoopbackResponse {
+extension LoopbackServer.Response {
     /// One piece of a streamed body: bytes, and how long to wait before sending them.
     ///
     /// Each chunk is written as soon as its pause is over, as one chunk of `Transfer-Encoding: chunked` unless the
@@ -43,8 +44,8 @@ extension LoopbackResponse {
     /// server.route(
     ///     "/progress",
     ///     response: .streamed([
-    ///         LoopbackResponse.Chunk(text: "started\n"),
-    ///         LoopbackResponse.Chunk(text: "done\n", after: .milliseconds(50)),
+    ///         LoopbackServer.Response.Chunk(text: "started\n"),
+    ///         LoopbackServer.Response.Chunk(text: "done\n", after: .milliseconds(50)),
     ///     ])
     /// )
     /// ```
@@ -59,10 +60,10 @@ extension LoopbackResponse {
     public static func streamed(
         _ chunks: [Chunk],
         status: Int = 200,
-        headers: [LoopbackHeader] = [],
+        headers: [HTTPHeaders.Field] = [],
         announcingLength: Bool = false
-    ) -> LoopbackResponse {
-        var response = LoopbackResponse(status: status, headers: headers)
+    ) -> LoopbackServer.Response {
+        var response = LoopbackServer.Response(status: status, headers: headers)
         response.stream = BodyStream(source: .chunks(chunks), announcesLength: announcingLength)
         return response
     }
@@ -91,8 +92,8 @@ extension LoopbackResponse {
         chunkSize: Int = 64 * 1024,
         pause: Duration = .zero,
         announcingLength: Bool = true
-    ) -> LoopbackResponse {
-        var response = LoopbackResponse(headers: [LoopbackHeader("Content-Type", "application/octet-stream")])
+    ) -> LoopbackServer.Response {
+        var response = LoopbackServer.Response(headers: [.init("Content-Type", "application/octet-stream")])
         let source = BodyStream.Source.pattern(
             byteCount: max(0, byteCount),
             pieceSize: min(max(1, chunkSize), 16 * 1024 * 1024),
@@ -144,7 +145,7 @@ struct BodyStream: Sendable, Equatable {
     /// Where the pieces come from.
     enum Source: Sendable, Equatable {
         /// Pieces given in advance.
-        case chunks([LoopbackResponse.Chunk])
+        case chunks([LoopbackServer.Response.Chunk])
         /// The deterministic pattern, generated piece by piece.
         case pattern(byteCount: Int64, pieceSize: Int, pause: Duration)
     }

@@ -1,0 +1,71 @@
+public import Foundation
+
+extension HTTPResponse {
+    /// A response whose head has arrived and whose body is still arriving: what the transport stage's streaming form,
+    /// ``RequestPerformer/stream(_:)``, returns.
+    ///
+    /// ```swift
+    /// let response = try await NetworkRequestPerformer().stream(URLRequest(url: url))
+    /// print(response.status)  // 200 OK, before the body
+    /// var received = 0
+    /// for try await chunk in response.body {
+    ///     received += chunk.count
+    /// }
+    /// ```
+    public struct Streamed: Sendable {
+        /// The response status.
+        public var status: HTTPStatus
+        /// The response header fields, looked up case-insensitively.
+        public var headers: HTTPHeaders
+        /// The URL the response came from, after any redirects, when the transport knows it.
+        public var url: URL?
+        /// The body, read once, as it arrives.
+        public var body: HTTPBody
+
+        /// Creates a streamed response.
+        ///
+        /// - Parameters:
+        ///   - status: The response status.
+        ///   - headers: The response header fields.
+        ///   - url: The URL the response came from.
+        ///   - body: The body.
+        public init(status: HTTPStatus, headers: HTTPHeaders = [:], url: URL? = nil, body: HTTPBody) {
+            self.status = status
+            self.headers = headers
+            self.url = url
+            self.body = body
+        }
+
+        /// A buffered response as a streamed one, its body one chunk.
+        ///
+        /// - Parameter response: The response.
+        public init(_ response: HTTPResponse) {
+            self.init(
+                status: response.status,
+                headers: response.headers,
+                url: response.url,
+                body: HTTPBody(response.body)
+            )
+        }
+
+        /// This response with a body of other chunks, such as the same chunks counted or timed.
+        ///
+        /// - Parameter body: The new body.
+        /// - Returns: The response with that body.
+        public func replacingBody(with body: HTTPBody) -> HTTPResponse.Streamed {
+            var copy = self
+            copy.body = body
+            return copy
+        }
+
+        /// Reads the whole body and returns the buffered response.
+        ///
+        /// - Parameter limit: The most bytes accepted.
+        /// - Returns: The response with its body in memory.
+        /// - Throws: ``SluiceError/Code/transport`` when the body is longer than `limit`; what the transfer throws
+        ///   otherwise.
+        public func collect(upTo limit: Int) async throws -> HTTPResponse {
+            HTTPResponse(status: status, headers: headers, body: try await body.collect(upTo: limit), url: url)
+        }
+    }
+}
