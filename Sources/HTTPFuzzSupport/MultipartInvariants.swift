@@ -45,8 +45,11 @@ package enum MultipartInvariants {
         let body: RequestBody
         do {
             body = try MultipartForm.Encoder(boundary: boundary).encodeBody(MultipartForm(parts))
-        } catch let error as SluiceError.InvalidField {
-            return refusal(error, parts: parts, contents: contents, delimiter: delimiter)
+        } catch let error as SluiceError {
+            guard error.code == .build, let field = error.invalidField else {
+                return "a refusal that names no field: \(error)"
+            }
+            return refusal(field, parts: parts, contents: contents, delimiter: delimiter)
         } catch let error as EncodingError {
             guard case .invalidValue(_, let context) = error, context.debugDescription.contains("boundary"),
                 !isValid(boundary: boundary)

@@ -22,26 +22,28 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
     /// encoding strategy says.
     ///
     /// - Returns: The request.
-    /// - Throws: ``SluiceError/InvalidField`` naming the definition and what could not be built.
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the definition and what could not be built.
     public func build() throws -> URLRequest {
-        let name = endpointName
-        var builder = RequestBuilder(
-            endpoint: name,
-            baseURL: definition.baseURL,
-            method: definition.method,
-            path: definition.path
-        )
-        builder.timeout = definition.timeout
-        builder.headers = (definition.headers ?? [:]).map { (name: $0.key, value: $0.value) }
-        switch definition.encoding.kind {
-        case .ignore:
-            break
-        case .query(let parameters):
-            builder.query = try QueryEncoder(endpoint: name, field: "encoding").pairs(of: parameters)
-        case .body(let parameters, let encoder):
-            builder.body = RequestBuilder.encode(parameters, with: encoder, endpoint: name, field: "encoding")
+        try SluiceError.reportingInvalidFields {
+            let name = endpointName
+            var builder = RequestBuilder(
+                endpoint: name,
+                baseURL: definition.baseURL,
+                method: definition.method,
+                path: definition.path
+            )
+            builder.timeout = definition.timeout
+            builder.headers = (definition.headers ?? [:]).map { (name: $0.key, value: $0.value) }
+            switch definition.encoding.kind {
+            case .ignore:
+                break
+            case .query(let parameters):
+                builder.query = try QueryEncoder(endpoint: name, field: "encoding").pairs(of: parameters)
+            case .body(let parameters, let encoder):
+                builder.body = RequestBuilder.encode(parameters, with: encoder, endpoint: name, field: "encoding")
+            }
+            return try builder.build()
         }
-        return try builder.build()
     }
 
     /// The definition's type and, for an enum, its case without associated values: `AccountsAPIDefinition.update`.

@@ -28,10 +28,15 @@ extension MultipartForm {
         /// - Parameter value: A ``MultipartForm``.
         /// - Returns: The body, in memory or streamed, with its content type and boundary.
         /// - Throws: `EncodingError.invalidValue` when the value is not a form, the boundary is invalid, or a file is
-        ///   missing; ``SluiceError/InvalidField`` naming the part, as `MultipartForm.parts[1].contentType`, when a part's
+        ///   missing; ``SluiceError`` with an ``SluiceError/invalidField`` naming the part, as `MultipartForm.parts[1].contentType`, when a part's
         ///   content type holds a control character, or as `MultipartForm.parts[1].content` when a part's content holds
         ///   the delimiter at the start of a line.
         public func encodeBody<T: Encodable>(_ value: T) throws -> RequestBody {
+            try SluiceError.reportingInvalidFields { try encodeForm(value) }
+        }
+
+        /// Writes a form, reporting a part it refuses as an ``InvalidFieldError``.
+        private func encodeForm<T: Encodable>(_ value: T) throws -> RequestBody {
             guard let form = value as? MultipartForm else {
                 throw EncodingError.invalidValue(
                     value,
@@ -99,7 +104,7 @@ extension MultipartForm {
                 switch part.content {
                 case .data(let data):
                     if Self.holdsDelimiterAtALineStart(data, delimiter) {
-                        throw SluiceError.InvalidField(
+                        throw InvalidFieldError(
                             endpoint: "MultipartForm",
                             field: "parts[\(index)].content",
                             reason: "the content of part \"\(part.name)\" holds the delimiter \"--\(boundary)\" at the "

@@ -132,11 +132,11 @@ func unwrapOptionals(_ value: Any) -> Any? {
 ///   - endpoint: The endpoint's name, for the error.
 ///   - field: The field the value was read from, such as `headers.X-Trace`.
 /// - Returns: The text, or `nil`.
-/// - Throws: ``SluiceError/InvalidField`` when the value is not ``PathRepresentable``.
-func pathText(of value: Any, endpoint: String, field: String) throws(SluiceError.InvalidField) -> String? {
+/// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` when the value is not ``PathRepresentable``.
+func pathText(of value: Any, endpoint: String, field: String) throws(InvalidFieldError) -> String? {
     guard let value = unwrapOptionals(value) else { return nil }
     guard let representable = value as? any PathRepresentable else {
-        throw SluiceError.InvalidField(
+        throw InvalidFieldError(
             endpoint: endpoint,
             field: field,
             reason: "a value of type \(type(of: value)) is not PathRepresentable"

@@ -9,7 +9,7 @@
 /// - an array holding objects or arrays names its elements by index: `items[0][id]=1`.
 ///
 /// A value that is not an object, or holds a number a URL cannot carry (NaN, an infinity), fails with an
-/// ``SluiceError/InvalidField`` whose field is the path of the value, such as `parameters.user.tags[1]`.
+/// ``InvalidFieldError`` whose field is the path of the value, such as `parameters.user.tags[1]`.
 struct QueryEncoder {
     /// The endpoint's name, for errors.
     var endpoint: String
@@ -20,8 +20,8 @@ struct QueryEncoder {
     ///
     /// - Parameter value: A value that encodes to an object.
     /// - Returns: The parameters, in the order of their names.
-    /// - Throws: ``SluiceError/InvalidField`` naming the field that could not be encoded.
-    func pairs(of value: some Encodable) throws(SluiceError.InvalidField) -> [QueryPair] {
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the field that could not be encoded.
+    func pairs(of value: some Encodable) throws(InvalidFieldError) -> [QueryPair] {
         let root = QueryNode()
         do {
             try root.encode(value, encoder: QueryNodeEncoder(node: root, codingPath: []))
@@ -31,16 +31,16 @@ struct QueryEncoder {
                 case .invalidValue(_, let context): (context.codingPath, context.debugDescription)
                 @unknown default: ([], "\(error)")
                 }
-            throw SluiceError.InvalidField(endpoint: endpoint, field: field + QueryEncoder.render(path), reason: reason)
+            throw InvalidFieldError(endpoint: endpoint, field: field + QueryEncoder.render(path), reason: reason)
         } catch {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: field,
                 reason: "the value did not encode: \(error)"
             )
         }
         guard case .object = root.kind else {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: field,
                 reason: "query parameters must encode to a JSON object, not \(root.kind.name)"

@@ -62,7 +62,7 @@ extension RequestBody {
     /// }
     /// ```
     ///
-    /// An encoder that can say which field of the body is at fault throws an ``SluiceError/InvalidField`` whose field is
+    /// An encoder that can say which field of the body is at fault throws a ``SluiceError`` whose ``SluiceError/invalidField`` whose field is
     /// a path in the body, such as `parts[1].contentType`: the build stage reports it under the endpoint's `body`,
     /// `UploadAvatar.body.parts[1].contentType`. Any other error is reported as the body's.
     public protocol Encoder {

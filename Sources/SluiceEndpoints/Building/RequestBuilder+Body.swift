@@ -31,17 +31,18 @@ extension RequestBuilder {
     ) -> Body {
         do {
             return .encoded(.success(try encoder.encodeBody(body)))
-        } catch let error as SluiceError.InvalidField {
-            // The encoder named the field of the body at fault; it is a field of this endpoint's body.
-            let named = SluiceError.InvalidField(
-                endpoint: endpoint,
-                field: "\(field).\(error.field)",
-                reason: error.reason
-            )
-            return .encoded(.failure(named))
         } catch {
+            if let inner = (error as? SluiceError)?.invalidField {
+                // The encoder named the field of the body at fault; it is a field of this endpoint's body.
+                let named = InvalidFieldError(
+                    endpoint: endpoint,
+                    field: "\(field).\(inner.field)",
+                    reason: inner.reason
+                )
+                return .encoded(.failure(named))
+            }
             let reason = "the encoder rejected it: \(error)"
-            let rejected = SluiceError.InvalidField(endpoint: endpoint, field: field, reason: reason)
+            let rejected = InvalidFieldError(endpoint: endpoint, field: field, reason: reason)
             return .encoded(.failure(rejected))
         }
     }
@@ -52,13 +53,13 @@ extension RequestBuilder {
     ///   - body: The encoded body.
     ///   - request: The request, with the definition's headers already set.
     ///   - written: The headers the definition set, by name, with the names as written.
-    /// - Throws: ``SluiceError/InvalidField`` when the definition's `Content-Length` is not the body's length, or a
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` when the definition's `Content-Length` is not the body's length, or a
     ///   stream cannot be opened.
     func setBody(
         _ body: RequestBody,
         on request: inout URLRequest,
         written: [Header: (name: String, value: String)]
-    ) throws(SluiceError.InvalidField) {
+    ) throws(InvalidFieldError) {
         if let encoded = body.contentType {
             if let (name, value) = written[.contentType] {
                 let sent = MediaType.addingBoundary(of: encoded, to: value)
@@ -82,7 +83,7 @@ extension RequestBuilder {
             do {
                 request.httpBodyStream = try make()
             } catch {
-                throw SluiceError.InvalidField(
+                throw InvalidFieldError(
                     endpoint: endpoint,
                     field: "body",
                     reason: "the body stream could not be opened: \(error)"
@@ -97,7 +98,7 @@ extension RequestBuilder {
         of body: RequestBody,
         on request: inout URLRequest,
         written: [Header: (name: String, value: String)]
-    ) throws(SluiceError.InvalidField) {
+    ) throws(InvalidFieldError) {
         guard let length else { return }
         guard let (name, value) = written[.contentLength] else {
             if case .stream = body.content {
@@ -108,7 +109,7 @@ extension RequestBuilder {
         // Digits only, as RFC 9110 writes the length: no sign or spaces.
         let digits = value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         guard digits, Int(value) == length else {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: HeaderValidation.field(naming: name),
                 reason: "the definition sets \"\(value)\", but the body is \(length) bytes long"

@@ -13,7 +13,7 @@
 /// - the body (form parameters or an encoded body, never both) is set with the `Content-Type` it needs, and
 ///   `Content-Length` for a stream of known length; a header given here wins, as ``RequestBody`` describes.
 ///
-/// Every failure is an ``SluiceError/InvalidField`` naming the endpoint and the field.
+/// Every failure is a ``SluiceError`` whose ``SluiceError/invalidField`` names the endpoint and the field.
 struct RequestBuilder {
     /// A body to send.
     enum Body {
@@ -22,7 +22,7 @@ struct RequestBuilder {
         /// Form parameters, sent as `application/x-www-form-urlencoded`.
         case form([QueryPair])
         /// A body an encoder has made, or an error saying why it could not be made.
-        case encoded(Result<RequestBody, SluiceError.InvalidField>)
+        case encoded(Result<RequestBody, InvalidFieldError>)
     }
 
     /// The endpoint's name, as errors start.
@@ -47,11 +47,11 @@ struct RequestBuilder {
     /// Builds the request.
     ///
     /// - Returns: The request.
-    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built.
-    func build() throws(SluiceError.InvalidField) -> URLRequest {
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint and the field that could not be built.
+    func build() throws(InvalidFieldError) -> URLRequest {
         let encodedQuery = queryEncoding.encode(query, spaceAsPlus: queryEncoding.spaces.asPlus)
         guard let url = baseURL.appending(encodedPath: path, encodedQuery: encodedQuery) else {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: "path",
                 reason: "\"\(path)\" does not make a valid URL with \(baseURL)"
@@ -74,11 +74,11 @@ struct RequestBuilder {
     }
 
     /// The headers sorted by name ignoring case, after checking that no name is given twice.
-    private func orderedHeaders() throws(SluiceError.InvalidField) -> [(name: String, value: String?)] {
+    private func orderedHeaders() throws(InvalidFieldError) -> [(name: String, value: String?)] {
         var first: [Header: String] = [:]
         for (name, _) in headers {
             if let earlier = first[Header(name)] {
-                throw SluiceError.InvalidField(
+                throw InvalidFieldError(
                     endpoint: endpoint,
                     field: HeaderValidation.field(naming: earlier),
                     reason: "the definition sets the header twice, as \"\(earlier)\" and \"\(name)\"; "
@@ -91,7 +91,7 @@ struct RequestBuilder {
     }
 
     /// The body to send, or `nil` when there is none.
-    private func encodedBody() throws(SluiceError.InvalidField) -> RequestBody? {
+    private func encodedBody() throws(InvalidFieldError) -> RequestBody? {
         switch body {
         case .none:
             return nil
@@ -111,11 +111,10 @@ struct RequestBuilder {
     ///   - endpoint: The endpoint's name, for the error.
     ///   - field: The field the value comes from, such as `pathComponents.eventId`.
     /// - Returns: The encoded segment.
-    /// - Throws: ``SluiceError/InvalidField`` when the value is empty, `.` or `..`.
-    static func pathSegment(_ text: String, endpoint: String, field: String) throws(SluiceError.InvalidField) -> String
-    {
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` when the value is empty, `.` or `..`.
+    static func pathSegment(_ text: String, endpoint: String, field: String) throws(InvalidFieldError) -> String {
         guard !text.isEmpty, text != ".", text != ".." else {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: field,
                 reason: text.isEmpty

@@ -11,7 +11,7 @@ extension Definition {
     ///
     /// Unlike a `Dictionary`, it keeps every pair as written, so that a name written twice is reported instead
     /// of trapping: header names are compared ignoring case, so `"X-Trace"` and `"x-trace"` are the same header,
-    /// and a definition that sets one twice fails the build stage with an ``SluiceError/InvalidField`` naming it.
+    /// and a definition that sets one twice fails the build stage with a ``SluiceError`` whose ``SluiceError/invalidField`` names it.
     public struct Headers: Sendable {
         private var fields: [(header: Header, field: HeaderField<E.HeaderValues>)]
 

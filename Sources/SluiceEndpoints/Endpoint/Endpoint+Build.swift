@@ -4,7 +4,7 @@ extension Endpoint {
     ///
     /// - Returns: The request: the server's base URL with the path and query, the method, the headers and the
     ///   body.
-    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built, or
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint and the field that could not be built, or
     ///   ``Server/MissingBaseURL`` when the server has no base URL for its environment.
     public func build() throws -> URLRequest {
         try build(on: Self.definition.server ?? .default)
@@ -17,63 +17,65 @@ extension Endpoint {
     ///
     /// - Parameter server: The server whose base URL the path is resolved against.
     /// - Returns: The request.
-    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built, or
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint and the field that could not be built, or
     ///   ``Server/MissingBaseURL`` when the server has no base URL for its environment.
     public func build(on server: Server) throws -> URLRequest {
-        let definition = Self.definition
-        let name = String(describing: Self.self)
-        var builder = RequestBuilder(
-            endpoint: name,
-            baseURL: try server.baseURL(),
-            method: definition.method,
-            path: try definition.path.render(pathComponents, endpoint: name)
-        )
-        builder.queryEncoding = definition.queryEncoding
-        builder.timeout = definition.timeout
+        try SluiceError.reportingInvalidFields {
+            let definition = Self.definition
+            let name = String(describing: Self.self)
+            var builder = RequestBuilder(
+                endpoint: name,
+                baseURL: try server.baseURL(),
+                method: definition.method,
+                path: try definition.path.render(pathComponents, endpoint: name)
+            )
+            builder.queryEncoding = definition.queryEncoding
+            builder.timeout = definition.timeout
 
-        var form: [QueryPair] = []
-        for parameter in definition.parameters {
-            // A value read by key path and a fixed one follow the same rules: a nil optional is left out.
-            let (key, value, inQuery): (String, Any, Bool) =
-                switch parameter {
-                case .query(let key, let keyPath): (key, parameters[keyPath: keyPath], true)
-                case .queryValue(let key, let value): (key, value, true)
-                case .form(let key, let keyPath): (key, parameters[keyPath: keyPath], false)
-                case .formValue(let key, let value): (key, value, false)
+            var form: [QueryPair] = []
+            for parameter in definition.parameters {
+                // A value read by key path and a fixed one follow the same rules: a nil optional is left out.
+                let (key, value, inQuery): (String, Any, Bool) =
+                    switch parameter {
+                    case .query(let key, let keyPath): (key, parameters[keyPath: keyPath], true)
+                    case .queryValue(let key, let value): (key, value, true)
+                    case .form(let key, let keyPath): (key, parameters[keyPath: keyPath], false)
+                    case .formValue(let key, let value): (key, value, false)
+                    }
+                guard let pair = try Self.parameterPair(key, value, endpoint: name) else { continue }
+                if inQuery {
+                    builder.query.append(pair)
+                } else {
+                    form.append(pair)
                 }
-            guard let pair = try Self.parameterPair(key, value, endpoint: name) else { continue }
-            if inQuery {
-                builder.query.append(pair)
-            } else {
-                form.append(pair)
             }
-        }
 
-        for (header, field) in definition.headers {
-            switch field {
-            case .fieldValue(let fixed):
-                builder.headers.append((header.name, fixed))
-            case .field(let keyPath):
-                let field = HeaderValidation.field(naming: header.name)
-                let value = try pathText(of: headerValues[keyPath: keyPath], endpoint: name, field: field)
-                builder.headers.append((header.name, value))
+            for (header, field) in definition.headers {
+                switch field {
+                case .fieldValue(let fixed):
+                    builder.headers.append((header.name, fixed))
+                case .field(let keyPath):
+                    let field = HeaderValidation.field(naming: header.name)
+                    let value = try pathText(of: headerValues[keyPath: keyPath], endpoint: name, field: field)
+                    builder.headers.append((header.name, value))
+                }
             }
-        }
 
-        let hasBody = Body.self != EmptyCodable.self
-        if !form.isEmpty {
-            guard !hasBody else {
-                throw SluiceError.InvalidField(
-                    endpoint: name,
-                    field: "body",
-                    reason: "the definition has form parameters and the endpoint a body; a request carries one body"
-                )
+            let hasBody = Body.self != EmptyCodable.self
+            if !form.isEmpty {
+                guard !hasBody else {
+                    throw InvalidFieldError(
+                        endpoint: name,
+                        field: "body",
+                        reason: "the definition has form parameters and the endpoint a body; a request carries one body"
+                    )
+                }
+                builder.body = .form(form)
+            } else if hasBody {
+                builder.body = RequestBuilder.encode(body, with: bodyEncoder, endpoint: name)
             }
-            builder.body = .form(form)
-        } else if hasBody {
-            builder.body = RequestBuilder.encode(body, with: bodyEncoder, endpoint: name)
+            return try builder.build()
         }
-        return try builder.build()
     }
 
     /// A parameter's name and text: one value, or each element of an array; `nil` for an empty optional.
@@ -84,7 +86,7 @@ extension Endpoint {
             return QueryPair(name: key, values: [single.pathValue], isArray: false)
         }
         guard let array = value as? [Any] else {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: field,
                 reason: "a value of type \(type(of: value)) is neither PathRepresentable nor an array of such values"

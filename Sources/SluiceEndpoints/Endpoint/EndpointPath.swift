@@ -34,7 +34,7 @@ public struct EndpointPath<Components>: Sendable {
     }
 
     /// The path with the components' values, percent-encoded.
-    func render(_ components: Components, endpoint: String) throws(SluiceError.InvalidField) -> String {
+    func render(_ components: Components, endpoint: String) throws(InvalidFieldError) -> String {
         var result = ""
         for piece in pieces {
             switch piece {
@@ -44,7 +44,7 @@ public struct EndpointPath<Components>: Sendable {
                 let field = "pathComponents.\(EndpointPath.name(of: keyPath))"
                 guard let text = try pathText(of: components[keyPath: keyPath], endpoint: endpoint, field: field)
                 else {
-                    throw SluiceError.InvalidField(endpoint: endpoint, field: field, reason: "the path value is nil")
+                    throw InvalidFieldError(endpoint: endpoint, field: field, reason: "the path value is nil")
                 }
                 result += try RequestBuilder.pathSegment(text, endpoint: endpoint, field: field)
             }

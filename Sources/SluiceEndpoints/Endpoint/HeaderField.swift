@@ -11,7 +11,7 @@
 /// Write key paths with the typed spelling, `field(_:)`: the compiler checks that the value is
 /// ``PathRepresentable``, so a property of another type is a compile error. The case `field(path:)` takes any key
 /// path, as earlier definitions wrote it, and checks the value when the request is built: a value of another type
-/// fails the build stage with an ``SluiceError/InvalidField`` naming the header.
+/// fails the build stage with a ``SluiceError`` whose ``SluiceError/invalidField`` names the header.
 ///
 /// A `nil` optional leaves the header out. A value holding a line break or another control character fails the
 /// build stage, so that no header can be injected.

@@ -14,7 +14,7 @@
 /// the compiler checks that the value is ``PathRepresentable`` (optionals included), or an array of such values,
 /// so a property of another type is a compile error. The cases `query(_:path:)` and `form(_:path:)` take any key
 /// path, as earlier definitions wrote them, and check the value when the request is built: a value of another type
-/// fails the build stage with an ``SluiceError/InvalidField`` naming the parameter.
+/// fails the build stage with a ``SluiceError`` whose ``SluiceError/invalidField`` names the parameter.
 ///
 /// A `nil` optional is left out, whether read by key path or given as a fixed value:
 /// `.queryValue("since", value: Int?.none)` sends no `since` at all.

@@ -10,7 +10,7 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
     public let baseURL: URL
     /// The request method.
     public let method: HTTPMethod
-    private let parameters: Result<JSON, SluiceError.InvalidField>
+    private let parameters: Result<JSON, InvalidFieldError>
     private let query: (any Encodable & Sendable)?
     private let body: (any Encodable & Sendable)?
     private let headers: [String: String]
@@ -38,10 +38,10 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
                 case .dataCorrupted(let context): context.debugDescription
                 default: "\(error)"
                 }
-            parameters = .failure(SluiceError.InvalidField(endpoint: "\(Endpoint.self)", field: field, reason: reason))
+            parameters = .failure(InvalidFieldError(endpoint: "\(Endpoint.self)", field: field, reason: reason))
         } catch {
             parameters = .failure(
-                SluiceError.InvalidField(endpoint: "\(Endpoint.self)", field: "parameters", reason: "\(error)")
+                InvalidFieldError(endpoint: "\(Endpoint.self)", field: "parameters", reason: "\(error)")
             )
         }
     }
@@ -50,33 +50,35 @@ public struct GenericRequest<Endpoint: EndpointDefinition>: Request {
     /// `DELETE` or in a JSON body otherwise; the typed query and body; the headers and the timeout.
     ///
     /// - Returns: The request.
-    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the field that could not be built, such as a
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint and the field that could not be built, such as a
     ///   parameter that JSON cannot represent.
     public func build() throws -> URLRequest {
-        let json = try parameters.get()
-        let name = "\(Endpoint.self)"
-        var builder = RequestBuilder(endpoint: name, baseURL: baseURL, method: method, path: Endpoint.path)
-        builder.headers = headers.map { (name: $0.key, value: $0.value) }
-        builder.timeout = timeout
-        if method.prefersQueryParameters {
-            builder.query = try QueryEncoder(endpoint: name, field: "parameters").pairs(of: json)
-        } else if json.count ?? 0 > 0 {
-            builder.body = .encoded(.success(.data(json.jsonData, contentType: "application/json")))
-        }
-        if let query {
-            builder.query += try QueryEncoder(endpoint: name, field: "query").pairs(of: query)
-        }
-        if let body {
-            guard case .none = builder.body else {
-                throw SluiceError.InvalidField(
-                    endpoint: name,
-                    field: "body",
-                    reason: "the endpoint has parameters for the body and a body; a request carries one body"
-                )
+        try SluiceError.reportingInvalidFields {
+            let json = try parameters.get()
+            let name = "\(Endpoint.self)"
+            var builder = RequestBuilder(endpoint: name, baseURL: baseURL, method: method, path: Endpoint.path)
+            builder.headers = headers.map { (name: $0.key, value: $0.value) }
+            builder.timeout = timeout
+            if method.prefersQueryParameters {
+                builder.query = try QueryEncoder(endpoint: name, field: "parameters").pairs(of: json)
+            } else if json.count ?? 0 > 0 {
+                builder.body = .encoded(.success(.data(json.jsonData, contentType: "application/json")))
             }
-            builder.body = RequestBuilder.encode(body, with: RequestBuilder.jsonEncoder(), endpoint: name)
+            if let query {
+                builder.query += try QueryEncoder(endpoint: name, field: "query").pairs(of: query)
+            }
+            if let body {
+                guard case .none = builder.body else {
+                    throw InvalidFieldError(
+                        endpoint: name,
+                        field: "body",
+                        reason: "the endpoint has parameters for the body and a body; a request carries one body"
+                    )
+                }
+                builder.body = RequestBuilder.encode(body, with: RequestBuilder.jsonEncoder(), endpoint: name)
+            }
+            return try builder.build()
         }
-        return try builder.build()
     }
 
     /// Creates the response definition from the document.

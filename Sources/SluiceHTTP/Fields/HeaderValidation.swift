@@ -2,15 +2,15 @@
 package enum HeaderValidation {
     /// Checks that a name is a token and that a value holds no control character but a tab.
     ///
-    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint and the header.
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint and the header.
     package static func check(
         name: String,
         value: String,
         endpoint: @autoclosure () -> String
-    ) throws(SluiceError.InvalidField) {
+    ) throws(InvalidFieldError) {
         guard HTTPToken.isToken(name.utf8) else {
             let bad = name.unicodeScalars.first { !$0.isASCII || !HTTPToken.isCharacter(UInt8($0.value)) }
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint(),
                 field: field(naming: name),
                 reason: bad.map { "the name holds \(codePoint($0)), which a header name cannot" } ?? "the name is empty"
@@ -26,15 +26,15 @@ package enum HeaderValidation {
     ///   - subject: What the value is, as the error's reason starts: `the value`.
     ///   - endpoint: The endpoint that is built.
     ///   - field: The field of the endpoint the value comes from.
-    /// - Throws: ``SluiceError/InvalidField`` naming the endpoint, the field and the character.
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint, the field and the character.
     package static func checkValue(
         _ value: String,
         of subject: String,
         endpoint: @autoclosure () -> String,
         field: @autoclosure () -> String
-    ) throws(SluiceError.InvalidField) {
+    ) throws(InvalidFieldError) {
         if let bad = value.unicodeScalars.first(where: isForbiddenInValue) {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint(),
                 field: field(),
                 reason: "\(subject) contains \(describe(bad)), which would break the header"

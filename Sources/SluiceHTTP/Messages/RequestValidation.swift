@@ -22,10 +22,10 @@ extension URLRequest {
     ///   is `0` when there is no body; a stream's length is checked by the transport as it sends.
     ///
     /// - Parameter name: What built the request, as the error names it: the request type, or `URLRequest`.
-    /// - Throws: ``SluiceError/InvalidField`` naming the field and the character or value that broke a rule.
-    package func validateForSending(as name: @autoclosure () -> String) throws(SluiceError.InvalidField) {
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the field and the character or value that broke a rule.
+    package func validateForSending(as name: @autoclosure () -> String) throws(InvalidFieldError) {
         guard let url else {
-            throw SluiceError.InvalidField(endpoint: name(), field: "url", reason: "the request has no URL")
+            throw InvalidFieldError(endpoint: name(), field: "url", reason: "the request has no URL")
         }
         // The whole URL first, which a `URL` holds as it is: the parts are read only to name the one at fault.
         if url.absoluteString.unicodeScalars.contains(where: Self.isRefusedInURL) {
@@ -35,7 +35,7 @@ extension URLRequest {
         }
         if let method = httpMethod, !HTTPToken.isToken(method.utf8) {
             let bad = method.unicodeScalars.first { !$0.isASCII || !HTTPToken.isCharacter(UInt8($0.value)) }
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: name(),
                 field: "method",
                 reason: bad.map { "the method holds \(HeaderValidation.codePoint($0)), which a method cannot" }
@@ -46,7 +46,7 @@ extension URLRequest {
         for (field, value) in fields {
             try HeaderValidation.check(name: field, value: value, endpoint: name())
             if Self.isNamed(field, "transfer-encoding") {
-                throw SluiceError.InvalidField(
+                throw InvalidFieldError(
                     endpoint: name(),
                     field: HeaderValidation.field(naming: field),
                     reason: "the transport frames the body and sets Transfer-Encoding itself; leave it out"
@@ -65,17 +65,17 @@ extension URLRequest {
     ///
     /// A request has few fields: they are compared pairwise, with no lowercased copies, since every request is asked.
     ///
-    /// - Throws: ``SluiceError/InvalidField`` naming every spelling, the same whatever the dictionary's order.
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming every spelling, the same whatever the dictionary's order.
     private static func checkNamedOnce(
         _ names: Dictionary<String, String>.Keys,
         of name: String
-    ) throws(SluiceError.InvalidField) {
+    ) throws(InvalidFieldError) {
         let repeated = names.filter { field in names.contains { $0 != field && Header.namesMatch($0, field) } }
         guard let first = repeated.min() else { return }
         let spellings = repeated.filter { Header.namesMatch($0, first) }.sorted()
         let times = spellings.count == 2 ? "twice" : "\(spellings.count) times"
         let spelled = spellings.dropLast().joined(separator: ", ") + " and " + spellings[spellings.count - 1]
-        throw SluiceError.InvalidField(
+        throw InvalidFieldError(
             endpoint: name,
             field: HeaderValidation.field(naming: first),
             reason: "the field is given \(times), as \(spelled), and a server could read any of them"
@@ -94,8 +94,8 @@ extension URLRequest {
 
     /// The same checks as a performer makes them on the request it is handed, which may not have come from a client.
     ///
-    /// - Throws: ``SluiceError`` with code ``SluiceError/Code/transport`` and the ``SluiceError/InvalidField`` as its
-    ///   underlying error: nothing was sent.
+    /// - Throws: ``SluiceError`` with code ``SluiceError/Code/transport`` and the field in ``SluiceError/invalidField``:
+    ///   nothing was sent.
     package func validateForTransport() throws(SluiceError) {
         do {
             try validateForSending(as: "URLRequest")
@@ -105,7 +105,7 @@ extension URLRequest {
     }
 
     /// Checks a `Content-Length` the request sets against its body.
-    private func checkContentLength(_ value: String, field: String, of name: String) throws(SluiceError.InvalidField) {
+    private func checkContentLength(_ value: String, field: String, of name: String) throws(InvalidFieldError) {
         let digits = !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         let length = digits ? Int64(value) : nil
         let reason: String
@@ -119,7 +119,7 @@ extension URLRequest {
         } else {
             return
         }
-        throw SluiceError.InvalidField(endpoint: name, field: HeaderValidation.field(naming: field), reason: reason)
+        throw InvalidFieldError(endpoint: name, field: HeaderValidation.field(naming: field), reason: reason)
     }
 
     /// Whether a character may not appear unencoded in a URL sent: a space, a tab, or a character no header holds.
@@ -130,11 +130,10 @@ extension URLRequest {
     /// Checks that a part of the URL holds no space and no control character.
     ///
     /// A `URL` keeps them percent-encoded, so this holds for a URL that Foundation did not make.
-    package static func checkURLPart(_ part: String?, _ field: String, of name: String) throws(SluiceError.InvalidField)
-    {
+    package static func checkURLPart(_ part: String?, _ field: String, of name: String) throws(InvalidFieldError) {
         guard let part, let bad = part.unicodeScalars.first(where: isRefusedInURL) else { return }
         let character = bad == "\t" ? "the control character U+0009" : HeaderValidation.describe(bad)
-        throw SluiceError.InvalidField(
+        throw InvalidFieldError(
             endpoint: name,
             field: "url.\(field)",
             reason: bad == " "

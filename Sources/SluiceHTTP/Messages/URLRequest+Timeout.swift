@@ -11,11 +11,11 @@ extension URLRequest {
     /// - Parameters:
     ///   - timeout: The timeout, or `nil` to keep the default.
     ///   - endpoint: The endpoint's name, for the error.
-    /// - Throws: ``SluiceError/InvalidField`` naming the `timeout` field when the timeout is not a positive duration.
-    package mutating func setTimeout(_ timeout: Duration?, endpoint: String) throws(SluiceError.InvalidField) {
+    /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the `timeout` field when the timeout is not a positive duration.
+    package mutating func setTimeout(_ timeout: Duration?, endpoint: String) throws(InvalidFieldError) {
         guard let timeout else { return }
         guard timeout > .zero else {
-            throw SluiceError.InvalidField(
+            throw InvalidFieldError(
                 endpoint: endpoint,
                 field: "timeout",
                 reason: "the timeout is \(PipelineMetrics.format(timeout)), and must be more than zero"

@@ -1,5 +1,5 @@
 public import Foundation
-public import SluiceCore
+import SluiceCore
 
 // Range requests (RFC 9110 §14): `206 Partial Content`, `416 Range Not Satisfiable` and `If-Range`.
 extension LoopbackServer.Response {

@@ -75,7 +75,7 @@ import FoundationNetworking
             let error = await #expect(throws: SluiceError.self, "\(name)") { try await client.perform(request) }
             #expect(error?.code == .build, "\(name)")
             #expect(error?.stage == .build, "\(name)")
-            #expect(error?.underlyingError is SluiceError.InvalidField, "\(name)")
+            #expect(error?.invalidField != nil, "\(name)")
             #expect(
                 error?.description.hasPrefix(
                     """
@@ -124,7 +124,7 @@ import FoundationNetworking
         ("exa\u{0}mple.com", "host", "the host holds the control character U+0000, which would break the request line"),
     ])
     func refusesASpaceOrAControlCharacterInTheURL(_ part: String, field: String, reason: String) throws {
-        let error = #expect(throws: SluiceError.InvalidField.self) {
+        let error = #expect(throws: InvalidFieldError.self) {
             try URLRequest.checkURLPart(part, field, of: "GetUser")
         }
         #expect(error?.description == "GetUser.url.\(field): \(reason)")
@@ -143,14 +143,14 @@ import FoundationNetworking
     @Test func quotesALongNameOrLengthInShort() throws {
         var request = URLRequest(url: try #require(URL(string: "http://example.com/")))
         request.allHTTPHeaderFields = [String(repeating: "n", count: 4_000) + "\u{1A}": "1"]
-        let name = #expect(throws: SluiceError.InvalidField.self) { try request.validateForSending(as: "Long") }
+        let name = #expect(throws: InvalidFieldError.self) { try request.validateForSending(as: "Long") }
         #expect(
             name?.description == #"Long.headers[""# + String(repeating: "n", count: 64)
                 + #"…"]: the name holds U+001A, which a header name cannot"#
         )
         request.allHTTPHeaderFields = ["Content-Length": String(repeating: "9", count: 4_000)]
         request.httpBody = Data("x".utf8)
-        let length = #expect(throws: SluiceError.InvalidField.self) { try request.validateForSending(as: "Long") }
+        let length = #expect(throws: InvalidFieldError.self) { try request.validateForSending(as: "Long") }
         #expect(length?.description.utf8.count ?? .max < 200)
     }
 }

@@ -16,7 +16,7 @@ import Testing
             .field("caption", "x"),
             .file("photo", filename: "a.txt", contentType: contentType, data: Data("hi".utf8)),
         ])
-        let error = try #require(throws: SluiceError.InvalidField.self) { try Upload(body: form).build(on: exampleAPI) }
+        let error = try requireInvalidField { try Upload(body: form).build(on: exampleAPI) }
         #expect(
             error.description
                 == "Upload.body.parts[1].contentType: the content type of part \"photo\" contains the control "
@@ -28,13 +28,13 @@ import Testing
         let form = MultipartForm([
             .file("doc", fileURL: URL(fileURLWithPath: "/nonexistent/doc.txt"), contentType: "text/plain\r\n")
         ])
-        let error = try #require(throws: SluiceError.InvalidField.self) { try Upload(body: form).build(on: exampleAPI) }
+        let error = try requireInvalidField { try Upload(body: form).build(on: exampleAPI) }
         #expect(
             error.description
                 == "Upload.body.parts[0].contentType: the content type of part \"doc\" contains the control "
                 + "character U+000D, which would break the header"
         )
-        let direct = try #require(throws: SluiceError.InvalidField.self) {
+        let direct = try requireInvalidField {
             try MultipartForm.Encoder(boundary: "B").encodeBody(form)
         }
         #expect(
@@ -61,7 +61,7 @@ import Testing
             .field("caption", "x"),
             .file("photo", filename: "a.txt", contentType: "text/plain", data: Data(content.utf8)),
         ])
-        let error = try #require(throws: SluiceError.InvalidField.self) { try Upload(body: form).build(on: exampleAPI) }
+        let error = try requireInvalidField { try Upload(body: form).build(on: exampleAPI) }
         #expect(
             error.description
                 == "Upload.body.parts[1].content: the content of part \"photo\" holds the delimiter \"--BOUNDARY\" "

@@ -83,7 +83,7 @@ private struct Filters: Encodable {
         ("null", "null"),
     ])
     func rejectsAValueThatIsNotAnObject(_ json: String, _ kind: String) throws {
-        let error = try #require(throws: SluiceError.InvalidField.self) { try encoder.pairs(of: JSON(parsing: json)) }
+        let error = try #require(throws: InvalidFieldError.self) { try encoder.pairs(of: JSON(parsing: json)) }
         #expect(
             String(describing: error) == "Search.parameters: query parameters must encode to a JSON object, not \(kind)"
         )
@@ -91,7 +91,7 @@ private struct Filters: Encodable {
 
     @Test func namesTheFieldOfANumberAURLCannotCarry() throws {
         let value: [String: [String: [Double]]] = ["user": ["scores": [1, .infinity]]]
-        let error = try #require(throws: SluiceError.InvalidField.self) { try encoder.pairs(of: value) }
+        let error = try #require(throws: InvalidFieldError.self) { try encoder.pairs(of: value) }
         #expect(error.field == "parameters.user.scores[1]")
         #expect(
             String(describing: error)

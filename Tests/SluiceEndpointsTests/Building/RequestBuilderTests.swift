@@ -109,7 +109,7 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
 
     @Test func theSeedSpellingStillNamesAValueOfTheWrongTypeWhenBuilt() throws {
         let endpoint = LegacySpelling(parameters: .init(when: Date()), headerValues: .init(when: Date()))
-        let error = try #require(throws: SluiceError.InvalidField.self) { try endpoint.build(on: exampleAPI) }
+        let error = try requireInvalidField { try endpoint.build(on: exampleAPI) }
         #expect(error.field == "parameters.when")
         #expect(
             String(describing: error)
@@ -120,7 +120,7 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
 
     @Test func theSeedHeaderSpellingStillNamesAValueOfTheWrongTypeWhenBuilt() throws {
         let endpoint = LegacyHeader(headerValues: .init(when: Date()))
-        let error = try #require(throws: SluiceError.InvalidField.self) { try endpoint.build(on: exampleAPI) }
+        let error = try requireInvalidField { try endpoint.build(on: exampleAPI) }
         #expect(
             String(describing: error) == "LegacyHeader.headers.X-When: a value of type Date is not PathRepresentable"
         )
@@ -149,7 +149,7 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
 
     @Test func aQueryValueThatCannotBeSentNamesItsField() throws {
         let query = ScoredQuery(user: .init(name: "Ada", scores: [1, .nan]))
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try build(ScoredSearch(method: .get, query: query))
         }
         #expect(error.field == "query.user.scores[1]")
@@ -160,7 +160,7 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
     }
 
     @Test func aBodyFromParametersAndATypedBodyCannotBothBeSent() throws {
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try build(ScoredSearch(method: .post, parameters: ["page": 2], body: ["page": 3] as [String: Int]))
         }
         #expect(
@@ -172,20 +172,20 @@ private func build(_ endpoint: ScoredSearch) throws -> URLRequest {
 
     @Test func headerNamesThatDifferOnlyInCaseAreRejectedInEveryDialect() throws {
         let headers = ["Accept": "application/json", "accept": "text/plain"]
-        let repository = try #require(throws: SluiceError.InvalidField.self) {
+        let repository = try requireInvalidField {
             try build(ScoredSearch(method: .get, headers: headers))
         }
         #expect(repository.field.hasPrefix("headers."))
         #expect(String(describing: repository).contains("header names are compared ignoring case"))
         let definition = RowAPI(path: "users", method: .GET, headers: headers)
-        let api = try #require(throws: SluiceError.InvalidField.self) {
+        let api = try requireInvalidField {
             try APIDefinitionRequest(definition, expecting: EmptyResponse.self).build()
         }
         #expect(String(describing: api).contains("sets the header twice"))
     }
 
     @Test func aTimeoutThatIsNotPositiveFailsInEveryDialect() throws {
-        let repository = try #require(throws: SluiceError.InvalidField.self) {
+        let repository = try requireInvalidField {
             try build(ScoredSearch(method: .get, timeout: .zero))
         }
         #expect(

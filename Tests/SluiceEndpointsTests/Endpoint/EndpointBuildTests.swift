@@ -271,7 +271,7 @@ private struct Note: Codable, Equatable, Sendable {
         (".", "GetFile.pathComponents.name: the path value \".\" would change the path's shape"),
     ])
     func rejectsPathValuesThatChangeThePath(_ name: String, _ message: String) throws {
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try GetFile(pathComponents: .init(repo: "r", name: name)).build(on: exampleAPI)
         }
         #expect(error.description == message)
@@ -288,7 +288,7 @@ private struct Note: Codable, Equatable, Sendable {
             typealias Response = Void
         }
         #expect(try Slow().build(on: exampleAPI).timeoutInterval == 2.5)
-        let error = try #require(throws: SluiceError.InvalidField.self) { try Instant().build(on: exampleAPI) }
+        let error = try requireInvalidField { try Instant().build(on: exampleAPI) }
         #expect(error.description == "Instant.timeout: the timeout is 0ns, and must be more than zero")
     }
 
@@ -301,7 +301,7 @@ private struct Note: Codable, Equatable, Sendable {
             }
             var pathComponents: PathComponents
         }
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try Optional(pathComponents: .init(id: nil)).build(on: exampleAPI)
         }
         #expect(error.description == "Optional.pathComponents.id: the path value is nil")
@@ -310,7 +310,7 @@ private struct Note: Codable, Equatable, Sendable {
 
     @Test func rejectsAHeaderValueWithALineBreak() throws {
         let endpoint = CreateNote(headerValues: .init(trace: "a\r\nX-Evil: 1"), body: Note(title: "t", score: 0))
-        let error = try #require(throws: SluiceError.InvalidField.self) { try endpoint.build(on: exampleAPI) }
+        let error = try requireInvalidField { try endpoint.build(on: exampleAPI) }
         #expect(
             error.description
                 == "CreateNote.headers.X-Trace: the value contains the control character U+000D, which would break the header"
@@ -319,7 +319,7 @@ private struct Note: Codable, Equatable, Sendable {
 
     @Test func rejectsABodyTheEncoderRejects() throws {
         let endpoint = CreateNote(headerValues: .init(trace: nil), body: Note(title: "t", score: .nan))
-        let error = try #require(throws: SluiceError.InvalidField.self) { try endpoint.build(on: exampleAPI) }
+        let error = try requireInvalidField { try endpoint.build(on: exampleAPI) }
         #expect(error.endpoint == "CreateNote")
         #expect(error.field == "body")
         #expect(error.reason.hasPrefix("the encoder rejected it: "))
@@ -335,7 +335,7 @@ private struct Note: Codable, Equatable, Sendable {
             typealias Response = Void
             var body: Note
         }
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try Both(body: Note(title: "t", score: 1)).build(on: exampleAPI)
         }
         #expect(
@@ -357,7 +357,7 @@ private struct Note: Codable, Equatable, Sendable {
             }
             var parameters: Parameters
         }
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try Odd(parameters: .init(when: Date())).build(on: exampleAPI)
         }
         #expect(
@@ -371,7 +371,7 @@ private struct Note: Codable, Equatable, Sendable {
             body: MultipartForm([.file("f", fileURL: URL(fileURLWithPath: "/nonexistent/file.bin"), contentType: "x/y")]
             )
         )
-        let error = try #require(throws: SluiceError.InvalidField.self) { try missing.build(on: exampleAPI) }
+        let error = try requireInvalidField { try missing.build(on: exampleAPI) }
         #expect(error.reason.hasSuffix("the file of part \"f\" cannot be read: /nonexistent/file.bin"))
         #expect(throws: EncodingError.self) {
             try MultipartForm.Encoder(boundary: "bad\"boundary").encodeBody(MultipartForm([]))

@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import SluiceEndpoints
 import Testing
@@ -156,7 +157,7 @@ private struct BadName: Endpoint {
     ])
     func rejectsAContentLengthOfTheDefinitionThatIsNotTheBodys(_ header: String, _ kind: TextBodyEncoder.Kind) throws {
         let endpoint = SizedText(headerValues: .init(contentLength: header), bodyEncoder: TextBodyEncoder(kind: kind))
-        let error = try #require(throws: SluiceError.InvalidField.self) { try endpoint.build(on: exampleAPI) }
+        let error = try requireInvalidField { try endpoint.build(on: exampleAPI) }
         #expect(
             error.description
                 == "SizedText.headers.Content-Length: the definition sets \"\(header)\", but the body is 5 bytes long"
@@ -164,7 +165,7 @@ private struct BadName: Endpoint {
     }
 
     @Test func rejectsAHeaderTheDefinitionSetsTwice() throws {
-        let error = try #require(throws: SluiceError.InvalidField.self) {
+        let error = try requireInvalidField {
             try Twice(headerValues: .init(id: "2")).build(on: exampleAPI)
         }
         #expect(
@@ -183,7 +184,7 @@ private struct BadName: Endpoint {
     }
 
     @Test func namesAHeaderWhoseNameIsInvalid() throws {
-        let error = try #require(throws: SluiceError.InvalidField.self) { try BadName().build(on: exampleAPI) }
+        let error = try requireInvalidField { try BadName().build(on: exampleAPI) }
         #expect(error.field == #"headers["X Bad"]"#)
         #expect(error.description == #"BadName.headers["X Bad"]: the name holds U+0020, which a header name cannot"#)
     }
