@@ -28,12 +28,12 @@ extension APIClient {
     /// - Returns: The head and the body.
     /// - Throws: ``SluiceError`` naming the stage that failed before the body.
     public func stream<R: Request>(_ request: R) async throws(SluiceError) -> HTTPResponse.Streamed {
-        var exchange = Exchange()
+        var record = PipelineRecord()
         do {
             let elapsed = deadline.map { _ in Stopwatch(self.clock) }
-            let (urlRequest, context) = try build(request, exchange: &exchange, elapsed: elapsed)
+            let (urlRequest, context) = try build(request, into: &record, elapsed: elapsed)
             let sent = ContinuousClock.now
-            let head = try await transport(urlRequest, in: context, exchange: &exchange, elapsed: elapsed) {
+            let head = try await transport(urlRequest, in: context, into: &record, elapsed: elapsed) {
                 performer,
                 request in
                 try await performer.stream(request)
@@ -42,14 +42,14 @@ extension APIClient {
             if !acceptableStatus.accepts(head.status) {
                 var response = headOnly
                 response.body = (try? await head.body.collect(upTo: APIClient.streamedErrorBodyLimit)) ?? Data()
-                exchange.response = response
+                record.response = response
                 try checkStatus(of: response, for: request, sent: urlRequest)
             }
-            exchange.response = headOnly
-            let monitor = StreamMonitor(client: self, request: urlRequest, exchange: exchange, sent: sent)
+            record.response = headOnly
+            let monitor = StreamMonitor(client: self, request: urlRequest, record: record, sent: sent)
             return head.replacingBody(with: head.body.relayed { try await monitor.next(from: &$0) })
         } catch {
-            throw fail(exchange, error)
+            throw fail(record, error)
         }
     }
 }
@@ -58,7 +58,7 @@ extension APIClient {
 /// into a ``SluiceError``, and sends the observers their finish event once, when it ends however it ends.
 private final class StreamMonitor: Sendable {
     private struct State {
-        var exchange: APIClient.Exchange
+        var record: APIClient.PipelineRecord
         var bytes = 0
         var finished = false
     }
@@ -69,11 +69,11 @@ private final class StreamMonitor: Sendable {
     private let headArrived = ContinuousClock.now
     private let state: Locked<State>
 
-    init(client: APIClient, request: URLRequest, exchange: APIClient.Exchange, sent: ContinuousClock.Instant) {
+    init(client: APIClient, request: URLRequest, record: APIClient.PipelineRecord, sent: ContinuousClock.Instant) {
         self.client = client
         self.request = request
         self.sent = sent
-        self.state = Locked(State(exchange: exchange))
+        self.state = Locked(State(record: record))
     }
 
     /// Reads the next chunk for the reader: counts it, or ends the watch at the end of the body or with what failed
@@ -94,12 +94,12 @@ private final class StreamMonitor: Sendable {
     private func received(_ chunk: Data) {
         let isFirst = state.withLock { state in
             state.bytes += chunk.count
-            return state.exchange.metrics.timeToFirstByte == nil
+            return state.record.metrics.timeToFirstByte == nil
         }
         // The clock is read for the first chunk only: the others pass with a count.
         if isFirst {
             let now = ContinuousClock.now
-            state.withLock { $0.exchange.metrics.timeToFirstByte = now - sent }
+            state.withLock { $0.record.metrics.timeToFirstByte = now - sent }
         }
     }
 
@@ -108,23 +108,23 @@ private final class StreamMonitor: Sendable {
     func finish(_ error: (any Error)?) -> SluiceError? {
         let now = ContinuousClock.now
         guard
-            let (exchange, bytes) = state.withLock({ state -> (APIClient.Exchange, Int)? in
+            let (record, bytes) = state.withLock({ state -> (APIClient.PipelineRecord, Int)? in
                 guard !state.finished else { return nil }
                 state.finished = true
-                state.exchange.metrics.streamedBody = now - headArrived
-                state.exchange.metrics.responseBodyBytes = state.bytes
-                return (state.exchange, state.bytes)
+                state.record.metrics.streamedBody = now - headArrived
+                state.record.metrics.responseBodyBytes = state.bytes
+                return (state.record, state.bytes)
             })
         else {
             return error.map { wrap($0, bytes: 0, expected: nil) }
         }
         guard let error else {
-            client.finish(exchange, error: nil)
+            client.finish(record, error: nil)
             return nil
         }
-        let expected = exchange.response?.headers[.contentLength].flatMap { Int($0) }
+        let expected = record.response?.headers[.contentLength].flatMap { Int($0) }
         let failure = wrap(error, bytes: bytes, expected: expected)
-        return client.fail(exchange, failure)
+        return client.fail(record, failure)
     }
 
     /// What failed a body, as the ``SluiceError`` its reader receives: the transport stage, with the bytes that

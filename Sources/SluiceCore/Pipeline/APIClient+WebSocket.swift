@@ -33,20 +33,20 @@ extension APIClient {
         protocols: [String],
         configuration: WebSocket.Configuration
     ) async throws(SluiceError) -> WebSocket {
-        var exchange = Exchange()
+        var record = PipelineRecord()
         do {
             let elapsed = deadline.map { _ in Stopwatch(self.clock) }
-            let (urlRequest, context) = try build(request, exchange: &exchange, elapsed: elapsed)
-            let socket = try await transport(urlRequest, in: context, exchange: &exchange, elapsed: elapsed) {
+            let (urlRequest, context) = try build(request, into: &record, elapsed: elapsed)
+            let socket = try await transport(urlRequest, in: context, into: &record, elapsed: elapsed) {
                 performer,
                 request in
                 try await performer.webSocket(request, protocols: protocols, configuration: configuration)
             }
-            exchange.response = socket.response
-            finish(exchange, error: nil)
+            record.response = socket.response
+            finish(record, error: nil)
             return socket
         } catch {
-            throw fail(exchange, error)
+            throw fail(record, error)
         }
     }
 }

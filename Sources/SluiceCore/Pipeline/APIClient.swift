@@ -80,7 +80,7 @@ public struct APIClient: Client {
     /// - Returns: The request's response object.
     /// - Throws: ``SluiceError`` naming the stage that failed.
     public func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
-        try await response(for: request).value
+        try await run(request).value
     }
 
     /// Performs a request and returns its response object with the HTTP response and the time each stage took.
@@ -89,32 +89,63 @@ public struct APIClient: Client {
     /// - Returns: The response object, the request as sent, the HTTP response and the stage times.
     /// - Throws: ``SluiceError`` naming the stage that failed.
     public func response<R: Request>(for request: R) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
-        var exchange = Exchange()
+        try await run(request)
+    }
+
+    /// Runs one request's stages in order: build, transport (the performer, with its decorators and any cache
+    /// among them), status check, deserialize, parse with the request's parser, and the request's `parse`.
+    ///
+    /// Each stage notes in `record` what it produced and how long it took; whatever stage fails, the error carries
+    /// the record, and the observers' finish event is sent with it once, at the end.
+    private func run<R: Request>(_ request: R) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
+        var record = PipelineRecord()
         do {
-            let value = try await run(request, exchange: &exchange)
-            finish(exchange, error: nil)
-            return value
+            // Read only with a deadline, so that a request without one reads no other clock.
+            let elapsed = deadline.map { _ in Stopwatch(self.clock) }
+            let (urlRequest, context) = try build(request, into: &record, elapsed: elapsed)
+            let response = try await transport(urlRequest, in: context, into: &record, elapsed: elapsed) {
+                try await $0.perform($1)
+            }
+            record.response = response
+            record.metrics.responseBodyBytes = response.body.count
+            try checkStatus(of: response, for: request, sent: urlRequest)
+            let value: R.ResponseObject
+            if let passedThrough = request.responseObject(passingThrough: response.body) {
+                value = passedThrough
+            } else {
+                let deserializer = request.deserializer ?? self.deserializer
+                let object = try ResponseStage.deserialize.run(timedInto: &record.metrics.deserialize) {
+                    try deserializer.deserialize(response.body)
+                }
+                try checkDeadline(elapsed, stage: .deserialize)
+                value = try ResponseStage.parse.run(timedInto: &record.metrics.parse) {
+                    try request.parse(R.ResponseParser.parse(object))
+                }
+            }
+            try checkDeadline(elapsed, stage: .parse)
+            finish(record, error: nil)
+            return ClientResponse(value: value, request: urlRequest, http: response, metrics: record.metrics)
         } catch {
-            throw fail(exchange, error)
+            throw fail(record, error)
         }
     }
 
-    /// Completes an error with what the exchange knows (the request, the response, the attempts, the credentials
+    /// Completes an error with what the record holds (the request, the response, the attempts, the credentials
     /// and the stage times), and sends the observers their finish event with it.
-    func fail(_ exchange: Exchange, _ error: SluiceError) -> SluiceError {
-        var failure = error.adding(request: exchange.request, response: exchange.response)
-        if let context = exchange.context {
+    func fail(_ record: PipelineRecord, _ error: SluiceError) -> SluiceError {
+        var failure = error.adding(request: record.request, response: record.response)
+        if let context = record.context {
             failure.attempts = max(context.attempts, 1)
             failure.attemptFailures = context.failures
             failure.credentials = context.credentials
         }
-        failure.metrics = exchange.metrics
-        finish(exchange, error: failure)
+        failure.metrics = record.metrics
+        finish(record, error: failure)
         return failure
     }
 
-    /// What the pipeline has produced so far, for the error and the observers' finish event.
-    struct Exchange {
+    /// What one request's stages have produced so far, for the error and the observers' finish event.
+    struct PipelineRecord {
         var request: URLRequest?
         var response: HTTPResponse?
         var metrics = PipelineMetrics()
@@ -122,50 +153,20 @@ public struct APIClient: Client {
         var context: RequestContext?
     }
 
-    /// Runs one request's stages in order: build, transport, status, deserialize, parse, and the request's `parse`.
-    ///
-    /// Each stage notes in the exchange what it produced and how long it took, for the error and the observers'
-    /// finish event.
-    private func run<R: Request>(
-        _ request: R,
-        exchange: inout Exchange
-    ) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
-        // Read only with a deadline, so that a request without one reads no other clock.
-        let elapsed = deadline.map { _ in Stopwatch(self.clock) }
-        let (urlRequest, context) = try build(request, exchange: &exchange, elapsed: elapsed)
-        let response = try await transport(urlRequest, in: context, exchange: &exchange, elapsed: elapsed) {
-            performer,
-            request in
-            try await performer.perform(request)
-        }
-        exchange.response = response
-        exchange.metrics.responseBodyBytes = response.body.count
-        try checkStatus(of: response, for: request, sent: urlRequest)
-        let value = try request.responseStages(
-            body: response.body,
-            deserializer: deserializer,
-            metrics: &exchange.metrics
-        ) { () throws(SluiceError) in
-            try checkDeadline(elapsed, stage: .deserialize)
-        }
-        try checkDeadline(elapsed, stage: .parse)
-        return ClientResponse(value: value, request: urlRequest, http: response, metrics: exchange.metrics)
-    }
-
-    /// The build stage: builds the request, makes its context, and notes both and the stage's time in the exchange.
+    /// The build stage: builds the request, makes its context, and notes both and the stage's time in the record.
     func build<R: Request>(
         _ request: R,
-        exchange: inout Exchange,
+        into record: inout PipelineRecord,
         elapsed: Stopwatch?
     ) throws(SluiceError) -> (URLRequest, RequestContext) {
         let clock = ContinuousClock()
         let start = clock.now
         let urlRequest = try request.buildStage()
-        exchange.request = urlRequest
+        record.request = urlRequest
         let context = RequestContext(request: urlRequest, builtBy: request)
-        exchange.context = context
-        exchange.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
-        exchange.metrics.build = clock.now - start
+        record.context = context
+        record.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
+        record.metrics.build = clock.now - start
         try checkDeadline(elapsed, stage: .build)
         if Task.isCancelled {
             throw SluiceError(.cancelled, stage: .build, underlyingError: CancellationError())
@@ -173,20 +174,21 @@ public struct APIClient: Client {
         return (urlRequest, context)
     }
 
-    /// The transport stage, in either form: runs `send` on the performer under the request's context, within what
-    /// is left of the deadline, wraps what it throws, and notes the stage's time in the exchange, however it ends.
+    /// The transport stage, in any of its forms: runs `send` on the performer with the request's context bound (the
+    /// performers see it; the rest of the pipeline needs none), within what is left of the deadline, wraps what it
+    /// throws, and notes the stage's time in the record, however it ends.
     func transport<Response: Sendable>(
         _ urlRequest: URLRequest,
         in context: RequestContext,
-        exchange: inout Exchange,
+        into record: inout PipelineRecord,
         elapsed: Stopwatch?,
         _ send: @escaping @Sendable (any RequestPerformer, URLRequest) async throws -> Response
     ) async throws(SluiceError) -> Response {
         let start = ContinuousClock.now
-        defer { exchange.metrics.transport = ContinuousClock.now - start }
+        defer { record.metrics.transport = ContinuousClock.now - start }
         do {
-            // The performers see the context; the rest of the pipeline needs none.
-            return try await context.withCurrent { [requestPerformer, deadline, clock = self.clock] in
+            return try await TransportScope.$current.withValue(context) {
+                [requestPerformer, deadline, clock = self.clock] in
                 guard let deadline, let elapsed else {
                     return try await send(requestPerformer, urlRequest)
                 }
@@ -219,8 +221,8 @@ public struct APIClient: Client {
     }
 
     /// Sends the observers registered for the request its finish event.
-    func finish(_ exchange: Exchange, error: SluiceError?) {
-        exchange.context?.finish(response: exchange.response, error: error, metrics: exchange.metrics)
+    func finish(_ record: PipelineRecord, error: SluiceError?) {
+        record.context?.finish(response: record.response, error: error, metrics: record.metrics)
     }
 
     /// Fails with ``SluiceError/Code/timedOut`` in the stage just finished, when the deadline has passed on the

@@ -32,44 +32,37 @@ extension Request {
         from body: Data,
         deserializer: any Deserializer = JSONDeserializer()
     ) throws(SluiceError) -> ResponseObject {
-        var metrics = PipelineMetrics()
-        return try responseStages(body: body, deserializer: deserializer, metrics: &metrics)
-    }
-
-    /// The response stages on a successful response's body, in order: deserialize (with the request's own
-    /// deserializer, or `clientDeserializer`), parse with ``Request/ResponseParser``, then ``Request/parse(_:)``.
-    ///
-    /// Each stage's time goes into `metrics`, whether it succeeds or fails, so that an error reports how long the
-    /// failing stage ran. `afterDeserializing` runs between the deserialize and parse stages, for a client to fail
-    /// the request there (at a passed deadline).
-    func responseStages(
-        body: Data,
-        deserializer clientDeserializer: any Deserializer,
-        metrics: inout PipelineMetrics,
-        afterDeserializing: () throws(SluiceError) -> Void = {}
-    ) throws(SluiceError) -> ResponseObject {
         if let passedThrough = responseObject(passingThrough: body) {
             return passedThrough
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let object: Any
-        do {
-            object = try (deserializer ?? clientDeserializer).deserialize(body)
-        } catch {
-            metrics.deserialize = clock.now - start
-            throw SluiceError(.deserialize, underlyingError: error)
+        var metrics = PipelineMetrics()
+        let object = try ResponseStage.deserialize.run(timedInto: &metrics.deserialize) {
+            try (self.deserializer ?? deserializer).deserialize(body)
         }
-        let parseStart = clock.now
-        metrics.deserialize = parseStart - start
-        try afterDeserializing()
-        defer { metrics.parse = clock.now - parseStart }
+        return try ResponseStage.parse.run(timedInto: &metrics.parse) { try parse(ResponseParser.parse(object)) }
+    }
+}
+
+/// A stage the client runs on a successful response's body, timed and with its failure wrapped: deserialize, or
+/// parse (the request's parser, then its `parse`).
+enum ResponseStage {
+    case deserialize
+    case parse
+
+    /// Runs the stage's work, puts its time in `duration` whether it succeeds or fails, and wraps what it throws as
+    /// a ``SluiceError`` with the stage's code; in the parse stage, a ``SluiceError`` the request threw passes through.
+    func run<Output>(
+        timedInto duration: inout Duration,
+        _ work: () throws -> Output
+    ) throws(SluiceError) -> Output {
+        let start = ContinuousClock.now
+        defer { duration = ContinuousClock.now - start }
         do {
-            return try parse(ResponseParser.parse(object))
-        } catch let error as SluiceError {
+            return try work()
+        } catch let error as SluiceError where self == .parse {
             throw error
         } catch {
-            throw SluiceError(.parse, underlyingError: error)
+            throw SluiceError(self == .parse ? .parse : .deserialize, underlyingError: error)
         }
     }
 }
