@@ -65,17 +65,6 @@ extension Request where ResponseObject == EmptyResponse {
     public func parse(_ representation: ResponseParser.Representation) -> EmptyResponse { EmptyResponse() }
 }
 
-extension Request where ResponseObject == Data, ResponseParser == JSON {
-    /// The document's JSON text.
-    ///
-    /// The client hands a request whose response object is `Data` the body's bytes unmodified, without deserializing
-    /// them; this is used only when a document is parsed explicitly.
-    ///
-    /// - Parameter json: A document.
-    /// - Returns: The document's compact JSON text.
-    public func parse(_ json: JSON) -> Data { json.jsonData }
-}
-
 // The three defaults below return `ResponseObject?` rather than the type they are constrained to, so that Swift never
 // infers a request's response object from them.
 

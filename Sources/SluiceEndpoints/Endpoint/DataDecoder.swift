@@ -13,14 +13,21 @@
 /// }
 /// ```
 ///
-/// A decoder only decodes; the ``Endpoint`` that uses it chooses the pipeline's stages. With a decoder that reads
-/// bytes in one go, such as `JSONDecoder`, `PropertyListDecoder` or the one above, the endpoint's deserialize stage
-/// hands the bytes on unchanged (and measures next to nothing), and its parse stage calls ``decode(_:from:)``,
-/// measuring the whole decoding and reporting any of its errors, a malformed body included, as a parse failure. With
-/// `JSONDocumentDecoder`, the endpoint parses the JSON in the deserialize stage, with the decoder's own deserializer
-/// limits, and decodes from the document in the parse stage. To split a decoder's work between the stages some other
-/// way, implement the endpoint's ``Request/deserializer`` and ``Request/parse(_:)``.
+/// The decoder's type chooses the pipeline's stages of an ``Endpoint`` that decodes with it, when the endpoint type
+/// conforms. A decoder that reads bytes in one go, such as `JSONDecoder`, `PropertyListDecoder` or the one above,
+/// keeps the defaults: its ``responseDeserializer`` is a ``DataDeserializer``, which hands the bytes on unchanged
+/// (and measures next to nothing), its ``ResponseParser`` is `Data`, and the parse stage calls
+/// ``decode(_:from:)``, measuring the whole decoding and reporting any of its errors, a malformed body included, as a
+/// parse failure. `JSONDocumentDecoder` parses the JSON in the deserialize stage, with its own deserializer limits,
+/// and decodes the document in the parse stage. To split a decoder's work between the stages some other way, name
+/// the stages in the decoder, or implement the endpoint's ``Request/deserializer`` and ``Request/parse(_:)``.
 public protocol DataDecoder {
+    /// The parser whose representation the parse stage decodes from; `Data`, the body's bytes, by default.
+    associatedtype ResponseParser: Parser = Data
+
+    /// The deserialize stage whose output ``ResponseParser`` takes; a ``DataDeserializer`` by default.
+    var responseDeserializer: any Deserializer { get }
+
     /// Decodes a value from bytes.
     ///
     /// - Parameters:
@@ -29,25 +36,33 @@ public protocol DataDecoder {
     /// - Returns: The decoded value.
     /// - Throws: An error saying what was wrong with the bytes.
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T
+
+    /// Decodes a value in the parse stage, from the representation ``ResponseParser`` produced.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - representation: What ``ResponseParser`` made of the deserialize stage's output.
+    /// - Returns: The decoded value.
+    /// - Throws: An error saying what was wrong with the representation.
+    func decode<T: Decodable>(_ type: T.Type, parsed representation: ResponseParser.Representation) throws -> T
+}
+
+extension DataDecoder where ResponseParser == Data {
+    /// A ``DataDeserializer``: the bytes go on to the parse stage unchanged.
+    public var responseDeserializer: any Deserializer { DataDeserializer() }
+
+    /// Decodes the body's bytes with ``decode(_:from:)``.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: The body's bytes.
+    /// - Returns: The decoded value.
+    /// - Throws: What ``decode(_:from:)`` throws.
+    public func decode<T: Decodable>(_ type: T.Type, parsed data: Data) throws -> T {
+        try decode(type, from: data)
+    }
 }
 
 extension JSONDecoder: DataDecoder {}
 
 extension PropertyListDecoder: DataDecoder {}
-
-extension DataDecoder {
-    /// The deserialize stage for this decoder: for a `JSONDocumentDecoder`, its JSON parser with its limits, reading
-    /// an empty body as `null`; for any other decoder, a `DataDeserializer`, which hands the bytes on.
-    var stageDeserializer: any Deserializer {
-        (self as? JSONDocumentDecoder)?.responseDeserializer ?? DataDeserializer()
-    }
-
-    /// Decodes a value from what ``stageDeserializer`` produced: the document a `JSONDocumentDecoder` parsed, or the
-    /// bytes another decoder decodes in one go.
-    func decode<T: Decodable>(_ type: T.Type, fromStage object: Any) throws -> T {
-        if let decoder = self as? JSONDocumentDecoder {
-            return try decoder.decode(type, fromStageObject: object)
-        }
-        return try decode(type, from: DataParser.parse(object))
-    }
-}

@@ -36,11 +36,12 @@ extension Endpoint where ErrorDecoder == JSONDocumentDecoder {
 }
 
 extension Endpoint {
-    /// The deserialize stage of ``responseDecoder``: for a `JSONDocumentDecoder`, its JSON parser with its limits,
-    /// reading an empty body as `null`; for any other decoder, a `DataDeserializer`, which hands the bytes on for the
-    /// decoder to decode them in the parse stage in one go.
+    /// The deserialize stage of ``responseDecoder``, its ``DataDecoder/responseDeserializer``: for a
+    /// `JSONDocumentDecoder`, its JSON parser with its limits, reading an empty body as `null`; for any other decoder
+    /// by default, a ``DataDeserializer``, which hands the bytes on for the decoder to decode them in the parse stage
+    /// in one go.
     public var deserializer: (any Deserializer)? {
-        responseDecoder.stageDeserializer
+        responseDecoder.responseDeserializer
     }
 
     /// Decodes ``ErrorResponse`` with ``errorDecoder``; `nil` when the endpoint declares no error response.
@@ -57,19 +58,25 @@ extension Endpoint {
 }
 
 extension Endpoint where Response: Decodable {
-    /// Decodes the response with ``responseDecoder`` from what the deserialize stage produced: a `JSONDocumentDecoder`
-    /// decodes the document that stage parsed, any other decoder the body's bytes with ``DataDecoder/decode(_:from:)``,
-    /// so that the parse stage measures, and reports the errors of, its whole decoding; a `Data` response is the body
-    /// unmodified.
+    /// Decodes the response with ``responseDecoder`` from the representation its ``DataDecoder/ResponseParser``
+    /// made: the body's bytes, by default.
     ///
-    /// - Parameter object: The deserialize stage's result: a `JSON` document, or the body's bytes.
+    /// - Parameter representation: The parse stage's input.
     /// - Returns: The response.
-    /// - Throws: What ``responseDecoder`` throws, or `DecodingError.typeMismatch` when the object is neither.
-    public func parse(_ object: Any) throws -> Response {
-        if let bytes = object as? Response {
-            return bytes
-        }
-        return try responseDecoder.decode(Response.self, fromStage: object)
+    /// - Throws: What ``responseDecoder`` throws.
+    public func parse(_ representation: ResponseParser.Representation) throws -> Response {
+        try responseDecoder.decode(Response.self, parsed: representation)
+    }
+}
+
+extension Endpoint where Response: Decodable, ResponseDecoder == JSONDocumentDecoder {
+    /// Decodes the response with ``responseDecoder`` from the document the deserialize stage parsed.
+    ///
+    /// - Parameter json: The response document.
+    /// - Returns: The response.
+    /// - Throws: `DecodingError` with the path of the problem and what was found there.
+    public func parse(_ json: JSON) throws -> Response {
+        try responseDecoder.decode(Response.self, from: json)
     }
 }
 

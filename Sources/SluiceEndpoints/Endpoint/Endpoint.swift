@@ -39,26 +39,28 @@
 /// | ``ResponseDecoder`` | `JSONDocumentDecoder` | ``responseDecoder`` |
 /// | ``ErrorDecoder`` | `JSONDocumentDecoder` | ``errorDecoder`` |
 ///
-/// A `Decodable` response is decoded with ``responseDecoder`` in the pipeline's stages, as the endpoint's defaults
-/// choose them for its decoder (``Request/deserializer`` for the deserialize stage, ``Request/parse(_:)`` for the
-/// parse stage, with a ``PassthroughParser`` between):
+/// A `Decodable` response is decoded with ``responseDecoder`` in the pipeline's stages, which the decoder's type
+/// chooses when the endpoint type conforms: the endpoint's ``Request/deserializer`` is the decoder's
+/// ``DataDecoder/responseDeserializer``, its ``Request/ResponseParser`` the decoder's
+/// ``DataDecoder/ResponseParser``, and its ``Request/parse(_:)`` decodes the parser's representation:
 ///
 /// - With `JSONDocumentDecoder`, the default, the deserialize stage parses the JSON with the decoder's own
-///   deserializer limits, reading an empty body as `null`, and the parse stage decodes the document: a malformed
-///   body fails with ``SluiceError/Code/deserialize``, a body of another shape with ``SluiceError/Code/parse``.
-/// - With any other ``DataDecoder``, such as `JSONDecoder`, the deserialize stage hands the bytes on and the parse
-///   stage decodes them with ``DataDecoder/decode(_:from:)``, so it measures, and reports the errors of, the whole
-///   decoding, a malformed body included.
+///   deserializer limits, reading an empty body as `null`, the parser is `JSON`, and the parse stage decodes the
+///   document: a malformed body fails with ``SluiceError/Code/deserialize``, a body of another shape with
+///   ``SluiceError/Code/parse``.
+/// - With any other ``DataDecoder``, such as `JSONDecoder`, the deserialize stage is a ``DataDeserializer``, which
+///   hands the bytes on, the parser is `Data`, and the parse stage decodes the bytes with
+///   ``DataDecoder/decode(_:from:)``, so it measures, and reports the errors of, the whole decoding, a malformed body
+///   included.
 ///
 /// `Void` ignores the body and `Data` receives it unmodified. To split the work between the stages another way,
 /// implement `deserializer` and `parse(_:)` in the endpoint.
 ///
-/// The defaults choose by the decoder the endpoint holds, when the stages run, so an endpoint generic over its decoder
-/// gets the stages of the decoder it is given.
+/// An endpoint generic over its decoder gets the stages of the decoder type it is given.
 ///
 /// A response with an unaccepted status decodes ``ErrorResponse`` with ``errorDecoder``; read it typed with
 /// ``SluiceError/errorResponse(for:)``.
-public protocol Endpoint: Request where ResponseObject == Response, ResponseParser == PassthroughParser {
+public protocol Endpoint: Request where ResponseObject == Response, ResponseParser == ResponseDecoder.ResponseParser {
     /// What the server returns: a `Decodable` type, `Void` to ignore the body, or `Data` for the bytes.
     associatedtype Response
 

@@ -184,6 +184,15 @@ private let manyUsers = Data(
         #expect(wrong.code == .parse, "a decoder that reads bytes decodes them in the parse stage")
     }
 
+    @Test func theDecodersTypeChoosesTheParserWhenTheEndpointConforms() throws {
+        #expect(DocumentUsers.ResponseParser.self == JSON.self)
+        #expect(FoundationUsers.ResponseParser.self == Data.self)
+        #expect(AnyDecoderUser<JSONDocumentDecoder>.ResponseParser.self == JSON.self)
+        #expect(AnyDecoderUser<JSONDecoder>.ResponseParser.self == Data.self)
+        #expect(try Data.parse(Data("[1]".utf8)) == Data("[1]".utf8))
+        #expect(throws: DecodingError.self) { try Data.parse(JSON.null) }
+    }
+
     @Test func emptyVoidAndDataResponsesPassThroughWithoutStages() async throws {
         struct Bytes: Endpoint {
             static let definition = Definition<Bytes>(server: dialectServer, method: .get, path: "avatar")

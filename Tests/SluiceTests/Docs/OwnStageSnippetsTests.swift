@@ -36,8 +36,8 @@ private struct ListEvents: Endpoint {
 
     var deserializer: (any Deserializer)? { GuardedDeserializer() }
 
-    func parse(_ object: Any) throws -> [Event] {
-        try responseDecoder.decode([Event].self, from: JSON.parse(object))
+    func parse(_ json: JSON) throws -> [Event] {
+        try responseDecoder.decode([Event].self, from: json)
     }
 }
 
