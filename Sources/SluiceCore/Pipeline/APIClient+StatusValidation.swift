@@ -5,21 +5,14 @@ extension APIClient {
     /// let client = APIClient(acceptableStatus: .codes(200..<300, 304))
     /// ```
     public struct StatusValidation: Sendable {
-        private let accepts: @Sendable (HTTPStatus) -> Bool
+        /// Whether a status is accepted: `validation.accepts(.created)`.
+        public let accepts: @Sendable (HTTPStatus) -> Bool
 
         /// Creates a validation from a predicate.
         ///
         /// - Parameter accepts: Whether a status is accepted.
         public init(_ accepts: @escaping @Sendable (HTTPStatus) -> Bool) {
             self.accepts = accepts
-        }
-
-        /// Whether a status is accepted.
-        ///
-        /// - Parameter status: A response status.
-        /// - Returns: Whether the client accepts it.
-        public func accepts(_ status: HTTPStatus) -> Bool {
-            accepts(status)
         }
 
         /// Accepts 2xx, the default.
