@@ -52,13 +52,11 @@ extension SocketRequestPerformer {
             key: key,
             offersCompression: configuration.compression && (try? ZLib.shared.get()) != nil
         )
-        let connection = try await pool.openDedicated(origin)
-        guard let stream = await connection.handOverStream() else {
-            throw CancellationError()
-        }
+        // A connection of its own, never pooled: the stream comes ready, and the WebSocket registers it itself.
+        let (stream, loop) = try await pool.connector.connect(origin)
         let socket = WebSocketConnection(
             stream: stream,
-            loop: connection.loop,
+            loop: loop,
             request: request,
             handshake: handshake,
             configuration: configuration,

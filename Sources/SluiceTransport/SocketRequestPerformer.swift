@@ -343,7 +343,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// They are the connections carrying one, from the moment it takes a connection (or starts to open one) until
     /// its response has been read to the end, a streamed body's included, or it has failed. A request waiting for a
     /// connection to be free is not counted.
-    package var requestsInFlightGauge: Gauge { pool.busyConnections }
+    package var requestsInFlightGauge: Gauge { pool.activeLeases }
 
     /// The kept-alive connections waiting for a request.
     public var idleConnections: Int { pool.idleConnections }

@@ -1,10 +1,14 @@
 import Foundation
 
-/// Kept-alive connections per origin, at most a number open to each, handed to one request at a time.
+/// Open connections per origin, whatever protocol they speak, at most a number open to each, their capacity leased one
+/// exchange at a time.
 ///
-/// A request takes an idle connection when there is one that has not been closed under it, opens one when fewer
-/// than the limit are open, and otherwise waits, first come first served, for one to be released. Idle connections
-/// are closed after the idle timeout, and at once when the server closes them or sends what nobody asked for.
+/// A request takes a lease on a connection with capacity to spare (an idle HTTP/1.1 connection, which carries one
+/// exchange at a time; a multiplexed one carrying fewer than it may) that has not been closed under it, opens a
+/// connection when fewer than the limit are open, and otherwise waits, first come first served, for a lease to be
+/// given back. Idle connections are closed after the idle timeout, and at once when the server closes them or sends
+/// what nobody asked for. Connections reach the pool as ``PooledConnection``s, made from the ready streams of its
+/// ``Connector``.
 final class ConnectionPool: Sendable {
     /// What the pool needs to open connections.
     struct Settings: Sendable {
@@ -21,50 +25,63 @@ final class ConnectionPool: Sendable {
 
     private struct Waiter {
         var identifier: UInt64
-        var continuation: CheckedContinuation<Connection?, any Error>
+        var continuation: CheckedContinuation<(any PooledConnection)?, any Error>
     }
 
-    /// What a request does next for a connection.
+    /// What a request does next for a lease.
     private enum Step {
-        /// Takes this idle connection.
-        case reuse(Connection)
+        /// Takes a lease on this connection.
+        case reuse(any PooledConnection)
         /// Closes this idle connection and opens a new one in its slot.
-        case replace(Connection)
+        case replace(any PooledConnection)
         /// Opens a new connection in a free slot.
         case open
-        /// Waits for a connection to be released.
+        /// Waits for a lease to be given back.
         case wait
     }
 
     private struct OriginState {
-        var idle: [Connection] = []
+        /// The open connections with capacity to spare, the one given back last at the end: every idle one, and a
+        /// multiplexed one carrying fewer exchanges than it may.
+        var available: [any PooledConnection] = []
         var open = 0
         var waiters: [Waiter] = []
 
-        /// Takes an idle connection or a free slot, or says to wait.
+        /// Takes a lease or a free slot, or says to wait.
+        ///
+        /// A lease is taken on the connection given back last, or, for a task on one of the loops, the last of that
+        /// loop's: the answer then comes back on the thread the task runs on. The calling thread is looked at only
+        /// when there is a choice. A fresh connection is wanted after a stale one: an idle connection is closed in its
+        /// favour, a busy multiplexed one left to its exchanges.
         ///
         /// - Parameters:
-        ///   - fresh: Whether a new connection is wanted rather than an idle one.
+        ///   - fresh: Whether a new connection is wanted rather than a lease on one open.
         ///   - limit: The most connections open to the origin at once.
-        /// - Returns: The step, with the connection taken, or the slot counted as open.
-        mutating func nextStep(fresh: Bool, limit: Int) -> Step {
-            if let connection = takeIdle() {
-                return fresh ? .replace(connection) : .reuse(connection)
+        /// - Returns: The step, with the lease taken, or the slot counted as open.
+        mutating func lease(fresh: Bool, limit: Int) -> Step {
+            var index = available.indices.last
+            if available.count > 1, let loop = EventLoop.current,
+                let own = available.lastIndex(where: { $0.loop === loop && (!fresh || $0.leases == 0) })
+            {
+                index = own
+            } else if fresh {
+                index = available.lastIndex { $0.leases == 0 }
+            }
+            if let index {
+                let connection = available[index]
+                if fresh {
+                    available.remove(at: index)
+                    return .replace(connection)
+                }
+                connection.leases += 1
+                if connection.leases >= connection.capacity {
+                    available.remove(at: index)
+                }
+                return .reuse(connection)
             }
             guard open < limit else { return .wait }
             open += 1
             return .open
-        }
-
-        /// Takes the idle connection used last, or, for a task on one of the loops, the last of that loop's.
-        ///
-        /// The answer then comes back on the thread the task runs on. The calling thread is looked at only when there
-        /// is a choice.
-        mutating func takeIdle() -> Connection? {
-            if idle.count > 1, let loop = EventLoop.current, let index = idle.lastIndex(where: { $0.loop === loop }) {
-                return idle.remove(at: index)
-            }
-            return idle.popLast()
         }
     }
 
@@ -75,67 +92,65 @@ final class ConnectionPool: Sendable {
 
     private let settings: Settings
     private let state = Locked(State())
-    /// The TLS context, made for the first `https://` connection (it reads the trust store), or why it could not be.
-    private let tlsContext = Locked<Result<TLSContext, SluiceError>?>(nil)
-    /// The sockets its connections have open, from the moment one is made until its descriptor is closed on its loop:
-    /// a test counts them after thousands of connections to see none leak.
-    let openDescriptors = Gauge()
+    /// What opens the streams its connections speak over.
+    let connector: Connector
+
+    /// The sockets its connections have open, from the moment one is made until its descriptor is closed on its loop.
+    var openDescriptors: Gauge { connector.openDescriptors }
 
     /// The `SSL` objects its TLS connections hold, while it has a TLS context; `nil` before its first `https://`
     /// connection.
-    var liveSSLObjects: Gauge? {
-        tlsContext.withLock { stored in
-            guard case .success(let context) = stored else { return nil }
-            return context.liveSSLObjects
-        }
-    }
+    var liveSSLObjects: Gauge? { connector.liveSSLObjects }
 
     /// The sessions in OpenSSL's own store of its TLS context, which holds none; `nil` before its first `https://`
     /// connection.
-    var sessionsStoredByOpenSSL: Int? {
-        tlsContext.withLock { stored in
-            guard case .success(let context) = stored else { return nil }
-            return context.sessionsStoredByOpenSSL
-        }
-    }
+    var sessionsStoredByOpenSSL: Int? { connector.sessionsStoredByOpenSSL }
 
     /// The connections open, idle or carrying a request, across origins: the origins' `open` counts added up,
     /// changed with them under the pool's lock.
     let openConnections = Gauge()
 
-    /// The connections carrying a request (or connecting for one), across origins: those open and not idle, changed
-    /// with the origins' counts under the pool's lock.
-    let busyConnections = Gauge()
+    /// The leases taken (one per HTTP/1.1 connection carrying a request, or connecting for one), across origins,
+    /// changed with the origins' counts under the pool's lock.
+    let activeLeases = Gauge()
 
     /// Creates an empty pool.
     init(settings: Settings) {
         self.settings = settings
+        connector = Connector(
+            settings: Connector.Settings(
+                connectTimeout: settings.connectTimeout,
+                limits: settings.limits,
+                tls: settings.tls,
+                tlsLibrary: settings.tlsLibrary
+            )
+        )
     }
 
     /// The idle connections, for tests.
     var idleConnections: Int {
-        state.withLock { $0.origins.values.reduce(0) { $0 + $1.idle.count } }
+        state.withLock { $0.origins.values.reduce(0) { $0 + $1.available.count { $0.leases == 0 } } }
     }
 
-    /// A connection to an origin for one exchange: an idle one, a new one, or the next one released.
+    /// A lease on a connection to an origin for one exchange: on one open, on a new one, or the next one given back.
     ///
     /// - Parameters:
     ///   - origin: Where to connect.
-    ///   - fresh: Whether to open a new connection rather than take an idle one.
-    /// - Returns: A connection that carries nothing else until it is released.
+    ///   - fresh: Whether to open a new connection rather than lease one open.
+    /// - Returns: A connection with a lease for one exchange, until it is given back.
     /// - Throws: ``SluiceError`` when a new connection fails, `CancellationError` when the task is cancelled.
-    func acquire(_ origin: Origin, fresh: Bool) async throws -> Connection {
+    func acquire(_ origin: Origin, fresh: Bool) async throws -> any PooledConnection {
         while true {
             let limit = settings.maximumConnectionsPerOrigin
             let step = state.withLock { state -> Step in
-                // Changed in place: a copy of the origin's state would copy its idle list too as one is taken from it.
-                let step = state.origins[origin, default: OriginState()].nextStep(fresh: fresh, limit: limit)
+                // Changed in place: a copy of the origin's state would copy its list too as one is taken from it.
+                let step = state.origins[origin, default: OriginState()].lease(fresh: fresh, limit: limit)
                 switch step {
                 case .reuse, .replace:
-                    busyConnections.add(1)
+                    activeLeases.add(1)
                 case .open:
                     openConnections.add(1)
-                    busyConnections.add(1)
+                    activeLeases.add(1)
                 case .wait:
                     break
                 }
@@ -155,11 +170,11 @@ final class ConnectionPool: Sendable {
                     throw error
                 }
             case .reuse(let connection):
-                if connection.looksReusable {
+                if connection.isReusable {
                     return connection
                 }
                 connection.close()
-                freeSlot(origin)
+                forget(connection)
             case .wait:
                 if let connection = try await waitForRelease(origin) {
                     return connection
@@ -168,77 +183,82 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// A new connection of its own to an origin, outside the pool's counts and never pooled.
-    ///
-    /// For a WebSocket, which keeps it. Its socket stays counted in ``openDescriptors`` until its new owner closes it.
-    ///
-    /// - Throws: What opening a connection for ``acquire(_:fresh:)`` throws.
-    func openDedicated(_ origin: Origin) async throws -> Connection {
-        try await open(origin)
-    }
-
-    /// Takes back a connection after an exchange: an idle one for the next request, or a closed one whose slot is
-    /// free again.
+    /// Gives back a lease after an exchange: to the first waiter, or to the connection's spare capacity, which, idle,
+    /// waits for the next request until its idle timeout; a closed connection frees its slot.
     ///
     /// The connection calls it, holding its lock.
     ///
     /// - Parameters:
     ///   - connection: The connection.
-    ///   - reusable: Whether it may carry another request; it has closed itself when not.
+    ///   - reusable: Whether it may carry another exchange; it has closed itself when not.
     ///   - idleSince: The time now, from which an idle connection's idle time counts.
-    func release(_ connection: Connection, reusable: Bool, idleSince: ContinuousClock.Instant) {
+    func release(_ connection: any PooledConnection, reusable: Bool, idleSince: ContinuousClock.Instant) {
         let origin = connection.origin
-        if reusable {
-            let waiter = state.withLock { state -> Waiter? in
-                if let waiter = state.origins[origin]?.waiters.first {
-                    state.origins[origin]?.waiters.removeFirst()
-                    return waiter
-                }
-                state.origins[origin, default: OriginState()].idle.append(connection)
-                busyConnections.add(-1)
-                return nil
+        guard reusable else {
+            forget(connection)
+            return
+        }
+        enum Next {
+            case waiter(Waiter)
+            case idle
+            case busy
+        }
+        let next = state.withLock { state -> Next in
+            if let waiter = state.origins[origin]?.waiters.first {
+                state.origins[origin]?.waiters.removeFirst()
+                return .waiter(waiter)
             }
-            if let waiter {
-                waiter.continuation.resume(returning: connection)
-            } else {
-                let loop = connection.loop
-                if loop.isCurrent {
-                    armEviction(connection, idleSince: idleSince)
-                } else {
-                    loop.execute { self.armEviction(connection, idleSince: idleSince) }
-                }
+            let wasFull = connection.leases >= connection.capacity
+            connection.leases -= 1
+            if wasFull {
+                state.origins[origin, default: OriginState()].available.append(connection)
             }
-        } else {
-            freeSlot(origin)
+            activeLeases.add(-1)
+            return connection.leases == 0 ? .idle : .busy
+        }
+        switch next {
+        case .waiter(let waiter):
+            waiter.continuation.resume(returning: connection)
+        case .idle:
+            // One timer a connection, moved on as it is used again: most releases find it set.
+            let loop = connection.loop
+            if !loop.isCurrent {
+                loop.execute { self.armEviction(connection, idleSince: idleSince) }
+            } else if connection.evictionTimer == nil {
+                armEviction(connection, idleSince: idleSince)
+            }
+        case .busy:
+            break
         }
     }
 
     /// Takes an idle connection out of the pool, to close it, and frees its slot; `false` when it is not idle (a
     /// request has just taken it, and its own read will tell what happened).
-    func removeIdle(_ connection: Connection) -> Bool {
+    func removeIdle(_ connection: any PooledConnection) -> Bool {
         let removed = state.withLock { state -> Bool in
-            guard let index = state.origins[connection.origin]?.idle.firstIndex(where: { $0 === connection }) else {
-                return false
-            }
-            state.origins[connection.origin]?.idle.remove(at: index)
+            guard connection.leases == 0,
+                let index = state.origins[connection.origin]?.available.firstIndex(where: { $0 === connection })
+            else { return false }
+            state.origins[connection.origin]?.available.remove(at: index)
             return true
         }
         if removed {
-            freeSlot(connection.origin, wasIdle: true)
+            freeSlot(connection.origin, leases: 0)
         }
         return removed
     }
 
     /// Closes every idle connection.
     func closeIdleConnections() {
-        let idle = state.withLock { state -> [Connection] in
-            var all: [Connection] = []
+        let idle = state.withLock { state -> [any PooledConnection] in
+            var all: [any PooledConnection] = []
             for origin in Array(state.origins.keys) {
                 guard var entry = state.origins[origin] else { continue }
-                all += entry.idle
-                entry.open -= entry.idle.count
-                openConnections.add(-entry.idle.count)
-                entry.idle = []
+                let closing = entry.available.filter { $0.leases == 0 }
+                all += closing
+                entry.open -= closing.count
+                openConnections.add(-closing.count)
+                entry.available.removeAll { $0.leases == 0 }
                 state.origins[origin] = entry
             }
             return all
@@ -248,126 +268,41 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// The TLS context, made the first time it is needed.
-    ///
-    /// - Throws: ``SluiceError`` when OpenSSL is not loaded or the configuration could not be put in place; every
-    ///   `https://` request of the pool then fails with it.
-    private func makeTLSContext() throws(SluiceError) -> TLSContext {
-        let result = tlsContext.withLock { stored -> Result<TLSContext, SluiceError> in
-            if let stored {
-                return stored
-            }
-            let made: Result<TLSContext, SluiceError>
-            switch settings.tlsLibrary.map(Result.success) ?? OpenSSL.shared {
-            case .failure(let unavailable):
-                made = .failure(SluiceError(.transport, message: "\(unavailable)"))
-            case .success(let openSSL):
-                do {
-                    made = .success(try TLSContext(openSSL: openSSL, configuration: settings.tls))
-                } catch {
-                    made = .failure(
-                        SluiceError(
-                            .transport,
-                            message: "the TLS configuration could not be put in place: \(error)",
-                            underlyingError: URLError(.secureConnectionFailed)
-                        )
-                    )
-                }
-            }
-            stored = made
-            return made
+    /// A new connection in a slot just counted, its lease the caller's and its spare capacity offered to the waiters.
+    private func open(_ origin: Origin) async throws -> any PooledConnection {
+        let (limits, readAhead) = (settings.limits, settings.readAhead)
+        // HTTP/1.1 over every stream: a protocol chosen by ALPN would be chosen here, from `stream.tls`.
+        let connection: any PooledConnection = try await connector.connect(origin) { stream, loop in
+            HTTP1Connection(
+                stream: stream,
+                loop: loop,
+                origin: origin,
+                pool: self,
+                limits: limits,
+                readAhead: readAhead
+            )
         }
-        return try result.get()
+        let waiters = state.withLock { state -> [Waiter] in
+            connection.leases = 1
+            var served: [Waiter] = []
+            while connection.leases < connection.capacity, let waiter = state.origins[origin]?.waiters.first {
+                state.origins[origin]?.waiters.removeFirst()
+                connection.leases += 1
+                activeLeases.add(1)
+                served.append(waiter)
+            }
+            if connection.leases < connection.capacity {
+                state.origins[origin, default: OriginState()].available.append(connection)
+            }
+            return served
+        }
+        for waiter in waiters {
+            waiter.continuation.resume(returning: connection)
+        }
+        return connection
     }
 
-    private func open(_ origin: Origin) async throws -> Connection {
-        let addresses: [SocketAddress]
-        switch origin.address {
-        case .unix(let path):
-            guard path.utf8.count <= SocketAddress.maximumUnixPathLength else {
-                throw SluiceError(
-                    .transport,
-                    message:
-                        "the Unix socket path \(path) is longer than the \(SocketAddress.maximumUnixPathLength) bytes the system takes"
-                )
-            }
-            addresses = [.unix(path)]
-        case .tcp(let host, let port):
-            // Through a proxy, the connection goes to the proxy.
-            addresses = try await Self.resolve(host: origin.proxy?.host ?? host, port: origin.proxy?.port ?? port)
-        }
-        let tls = origin.usesTLS ? try makeTLSContext() : nil
-        let handshake = try await proxyHandshake(origin)
-        var lastError: (any Error)?
-        for address in addresses {
-            try Task.checkCancellation()
-            var made: Connection?
-            do {
-                let connection = try Connection(
-                    to: address,
-                    origin: origin,
-                    tls: tls,
-                    proxyHandshake: handshake,
-                    loop: EventLoop.currentOrNext(),
-                    pool: self,
-                    limits: settings.limits,
-                    readAhead: settings.readAhead
-                )
-                made = connection
-                try await connection.waitUntilConnected(timeout: settings.connectTimeout)
-                return connection
-            } catch let error as SocketError {
-                lastError = SluiceError(
-                    .transport,
-                    message: "could not connect to \(origin): \(error)",
-                    underlyingError: URLError(.cannotConnectToHost)
-                )
-            } catch let error as SluiceError
-                where (error.underlyingError as? URLError)?.code == .cannotConnectToHost && made?.reachedPeer != true
-            {
-                // The next address may answer; a failure after connecting (a proxy's refusal, TLS) would fail there
-                // too.
-                lastError = error
-            }
-        }
-        throw lastError ?? SluiceError(.transport, message: "\(origin) has no address")
-    }
-
-    /// The addresses of a host, or the error that names it.
-    private static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
-        do {
-            return try await SocketAddress.resolve(host: host, port: port)
-        } catch {
-            throw SluiceError(.transport, message: "\(error)", underlyingError: URLError(.cannotFindHost))
-        }
-    }
-
-    /// The handshake that opens a tunnel to an origin through its proxy, or `nil` when it goes directly or to an
-    /// HTTP proxy in absolute form.
-    ///
-    /// Through `socks5://` the origin's host is resolved here, and the proxy given its first address; through
-    /// `socks5h://` and `CONNECT` the proxy is given the name.
-    private func proxyHandshake(_ origin: Origin) async throws -> ProxyHandshake? {
-        guard let proxy = origin.proxy, !origin.sendsAbsoluteForm, case .tcp(let host, let port) = origin.address
-        else { return nil }
-        let target: ProxyHandshake.Target
-        if proxy.kind == .socks5 {
-            let resolved = try await Self.resolve(host: host, port: port)
-            guard let first = resolved.first else {
-                throw SluiceError(
-                    .transport,
-                    message: "\(host) has no address",
-                    underlyingError: URLError(.cannotFindHost)
-                )
-            }
-            target = .address(first)
-        } else {
-            target = .name(host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
-        }
-        return try ProxyHandshake(proxy: proxy, target: target, limits: settings.limits)
-    }
-
-    private func waitForRelease(_ origin: Origin) async throws -> Connection? {
+    private func waitForRelease(_ origin: Origin) async throws -> (any PooledConnection)? {
         let identifier = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -395,19 +330,33 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Counts off a lease on a closed connection, whose slot is freed with the last.
+    private func forget(_ connection: any PooledConnection) {
+        let origin = connection.origin
+        let leases = state.withLock { state -> Int in
+            connection.leases -= 1
+            if let index = state.origins[origin]?.available.firstIndex(where: { $0 === connection }) {
+                state.origins[origin]?.available.remove(at: index)
+            }
+            activeLeases.add(-1)
+            return connection.leases
+        }
+        if leases <= 0 {
+            freeSlot(origin, leases: 0)
+        }
+    }
+
     /// Counts a connection as closed and lets the first waiter open one in its place.
     ///
     /// - Parameters:
     ///   - origin: The connection's origin.
-    ///   - wasIdle: Whether the connection was idle, taken out of the pool to be closed, rather than carrying a
-    ///     request.
-    private func freeSlot(_ origin: Origin, wasIdle: Bool = false) {
+    ///   - leases: The leases counted off with the slot: one for a connection that never opened, none for one that
+    ///     was idle or has given its leases back.
+    private func freeSlot(_ origin: Origin, leases: Int = 1) {
         let waiter = state.withLock { state -> Waiter? in
             state.origins[origin]?.open -= 1
             openConnections.add(-1)
-            if !wasIdle {
-                busyConnections.add(-1)
-            }
+            activeLeases.add(-leases)
             guard let waiter = state.origins[origin]?.waiters.first else { return nil }
             state.origins[origin]?.waiters.removeFirst()
             return waiter
@@ -415,14 +364,12 @@ final class ConnectionPool: Sendable {
         waiter?.continuation.resume(returning: nil)
     }
 
-    /// Closes the connection once it has been idle for the idle timeout.
-    ///
-    /// One timer a connection, moved on as it is used again. Call on the connection's loop.
-    private func armEviction(_ connection: Connection, idleSince: ContinuousClock.Instant) {
+    /// Closes the connection once it has been idle for the idle timeout; call on the connection's loop.
+    private func armEviction(_ connection: any PooledConnection, idleSince: ContinuousClock.Instant) {
         guard connection.evictionTimer == nil else { return }
         connection.evictionTimer = connection.loop.schedule(at: idleSince + settings.idleTimeout) { [weak self] in
             connection.evictionTimer = nil
-            guard let self, let idleSince = connection.idleSinceNow else { return }
+            guard let self, let idleSince = connection.idleSince else { return }
             if connection.loop.now - idleSince >= self.settings.idleTimeout {
                 if self.removeIdle(connection) {
                     connection.close()

@@ -130,6 +130,14 @@ final class EventLoop: @unchecked Sendable {
         selector.add(descriptor, interest)
     }
 
+    /// Hands a watched descriptor to another handler, which takes it as it is; call on the loop's thread.
+    ///
+    /// For a stream made ready by one handler (connecting, a tunnel, TLS) and used by another (a protocol's
+    /// connection): the descriptor stays registered, with the interest its first handler left.
+    func replaceHandler(of descriptor: Int32, with handler: any ReadinessHandler) {
+        handlers[descriptor] = handler
+    }
+
     /// Changes what a watched descriptor waits for; any thread may call it, with what the descriptor waited for
     /// until now, which its handler keeps.
     func changeInterest(of descriptor: Int32, from old: Interest, to new: Interest) {

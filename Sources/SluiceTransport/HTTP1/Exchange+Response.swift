@@ -1,0 +1,88 @@
+import Foundation
+
+extension Exchange {
+    /// Takes the response's head: a buffered response is held to its body's limit, with a decoder for a body with a
+    /// `Content-Encoding`; a streamed one gets its body's stream, decoded as it is read when it is encoded, and is
+    /// handed out at once.
+    ///
+    /// - Parameters:
+    ///   - head: The head as the parser read it.
+    ///   - pace: Ties a streamed body's writer to the connection's reading, before the head is handed out.
+    /// - Throws: ``SluiceError`` when the announced length passes a buffered body's limit, or its codings cannot be
+    ///   decoded within the limits.
+    func takeHead(_ head: ParsedHead, pace: (HTTPBody.Writer) -> Void) throws {
+        responseHead = head
+        let codings = decoding?.codings(in: head.fields)
+        switch delivery {
+        case .buffered(_, let limit):
+            if let length = head.contentLength {
+                guard length <= Int64(limit) else {
+                    throw HTTPBody.tooLarge(size: "\(length) bytes", limit: limit)
+                }
+                body.reserveCapacity(Int(length))
+            }
+            if let codings, var decoding {
+                decoding.maximumSize = limit
+                decoder = try ContentDecoder(codings: codings, limits: decoding)
+            }
+        case .streamed(let continuation):
+            let (encoded, writer) = HTTPBody.makeStream(expectedLength: head.contentLength)
+            // A body with a Content-Encoding is decoded as it is read, on the reader's task.
+            var streamed = encoded
+            if let codings, let decoding {
+                streamed = DecodedBody(encoded: encoded, codings: codings, limits: decoding).body
+            }
+            self.writer = writer
+            delivery = nil
+            pace(writer)
+            let whole = response(head: head)
+            continuation.resume(
+                returning: HTTPResponse.Streamed(
+                    status: whole.status,
+                    headers: whole.headers,
+                    url: whole.url,
+                    body: streamed
+                )
+            )
+        case nil:
+            break
+        }
+    }
+
+    /// Takes bytes of the body: a buffered body keeps them (decoded, when it is encoded) within its limit, a streamed
+    /// one writes them to its reader.
+    ///
+    /// - Parameters:
+    ///   - bytes: The body's bytes, valid during the call only.
+    ///   - readAhead: The bytes a streamed body may hold unread.
+    /// - Returns: Whether the reader of a streamed body is behind, and the connection should stop reading.
+    /// - Throws: ``SluiceError`` when a buffered body passes its limit or does not decode.
+    func takeBody(_ bytes: UnsafeRawBufferPointer, readAhead: Int) throws -> Bool {
+        if case .buffered(_, let limit) = delivery {
+            if let decoder {
+                decoder.feed(Data(bytes))
+                while let chunk = try decoder.next() {
+                    body.append(chunk)
+                }
+            } else {
+                guard body.count + bytes.count <= limit else {
+                    throw HTTPBody.tooLarge(size: "more than \(limit) bytes", limit: limit)
+                }
+                body.append(contentsOf: bytes)
+            }
+        } else if let writer {
+            return writer.write(Data(bytes)) > readAhead
+        }
+        return false
+    }
+
+    /// The response for its head, with the buffered body.
+    func response(head: ParsedHead) -> HTTPResponse {
+        HTTPResponse(
+            status: HTTPStatus(code: head.status),
+            headers: HTTPHeaders(head.fields.map { HTTPHeaders.Field(name: Header($0.name), value: $0.value) }),
+            body: body,
+            url: request.url
+        )
+    }
+}

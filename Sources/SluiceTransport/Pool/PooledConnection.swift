@@ -1,0 +1,30 @@
+/// A connection as its pool holds it, whatever protocol it speaks: how many exchanges it may carry at once, whether it
+/// is still good to send on, and how to start, cancel and end them.
+///
+/// The pool leases its capacity: one exchange at a time for HTTP/1.1 (``HTTP1Connection``), up to the peer's limit for
+/// a multiplexed protocol. A connection gives each lease back with ``ConnectionPool/release(_:reusable:idleSince:)``
+/// once the exchange is over.
+protocol PooledConnection: AnyObject, Sendable {
+    /// Where it goes: the pool's key.
+    var origin: Origin { get }
+    /// The loop its socket is registered on.
+    var loop: EventLoop { get }
+    /// The most exchanges it carries at once: 1 for HTTP/1.1.
+    var capacity: Int { get }
+    /// The exchanges leased on it now; read and changed under the pool's lock only.
+    var leases: Int { get set }
+    /// The pool's eviction timer, while one is set; touched on the loop's thread only.
+    var evictionTimer: UInt64? { get set }
+    /// Whether an idle connection is still good to send on: not closed, and nothing, not even its end, waits to be
+    /// read.
+    var isReusable: Bool { get }
+    /// When it last became idle, if it is, for the pool's eviction.
+    var idleSince: ContinuousClock.Instant? { get }
+
+    /// Starts an exchange on a lease just taken from the pool.
+    func start(_ exchange: Exchange)
+    /// Ends an exchange it carries with a cancellation.
+    func cancel(_ exchange: Exchange)
+    /// Closes the connection, once, for whoever uses it.
+    func close()
+}
