@@ -232,6 +232,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     ///   - tlsLibrary: The OpenSSL to use; `nil` to send `https://` to the fallback.
     package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
         self.configuration = configuration
+        sendsDirectly = configuration.unixSocketPath != nil || configuration.proxies.namesNone
         httpsUnavailable =
             tlsLibrary == nil ? Self.httpsUnavailableReason ?? "this performer was given no OpenSSL" : nil
         pool = ConnectionPool(
@@ -262,6 +263,10 @@ public final class SocketRequestPerformer: RequestPerformer {
 
     /// Why this performer does not send `https://` itself, or `nil` when it does (``handlesHTTPS``).
     let httpsUnavailable: String?
+
+    /// Whether no request goes through a proxy: every `http://` request goes to ``Configuration/unixSocketPath``, or
+    /// ``Configuration/proxies`` names none.
+    private let sendsDirectly: Bool
 
     /// Why this transport does not send `https://` itself, or `nil` when it does.
     public static var httpsUnavailableReason: String? {
@@ -355,10 +360,11 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Throws: ``SluiceError`` naming what failed (``SluiceError/Code/timedOut`` for a timeout), or
     ///   `CancellationError` when the calling task was cancelled.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let limit = configuration.maximumBodySize
-        return try await followingRedirects(request, fallback: configuration.fallback.perform) {
-            $0.delivery = .buffered($1, limit: limit)
-        }
+        try await followingRedirects(
+            request,
+            fallback: configuration.fallback.perform,
+            delivery: Exchange.Delivery.buffered
+        )
     }
 
     /// Sends a request and returns as soon as the response's head has arrived, with the body to read as it
@@ -373,9 +379,11 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Throws: What ``perform(_:)`` throws, before the head; the body throws what fails it later.
     public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         // A redirect's own body is not wanted: dropping it closes its connection.
-        try await followingRedirects(request, fallback: configuration.fallback.stream) {
-            $0.delivery = .streamed($1)
-        }
+        try await followingRedirects(
+            request,
+            fallback: configuration.fallback.stream,
+            delivery: Exchange.Delivery.streamed
+        )
     }
 
     /// Sends a request and each redirect it leads to, or hands it to the fallback when the transport does not serve
@@ -384,17 +392,20 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Parameters:
     ///   - request: The request.
     ///   - fallback: The fallback's form of the transport stage.
-    ///   - attach: Sets who waits for an exchange's response: the continuation, as a buffered or streamed delivery.
+    ///   - delivery: Who waits for an exchange's response, made from its continuation: the case of
+    ///     ``Exchange/Delivery`` that ``perform(_:)`` or ``stream(_:)`` fixed.
     /// - Returns: The response that is not a redirect to follow.
     /// - Throws: What the exchange or the fallback throws, or ``SluiceError`` after too many redirects.
     private func followingRedirects<Response: ResponseHead>(
         _ request: URLRequest,
         fallback: (URLRequest) async throws -> Response,
-        attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
+        delivery: (CheckedContinuation<Response, any Error>) -> Exchange.Delivery
     ) async throws -> Response {
         var current = request
         for _ in 0...configuration.maximumRedirects {
-            let proxy = try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
+            // Without a proxy named, there is none to look up: most requests go directly.
+            let proxy =
+                sendsDirectly ? nil : try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
             guard let url = current.url,
                 let origin = Origin(
                     url,
@@ -406,7 +417,7 @@ public final class SocketRequestPerformer: RequestPerformer {
                 try refuseFallbackWithoutTLSSettings(current)
                 return try await fallback(current)
             }
-            let response = try await exchange(withStoredCookies(current), origin: origin, attach: attach)
+            let response = try await exchange(withStoredCookies(current), origin: origin, delivery: delivery)
             storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
                 throw SluiceError(
@@ -429,7 +440,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     private func exchange<Response: Sendable>(
         _ request: URLRequest,
         origin: Origin,
-        attach: @escaping @Sendable (Exchange, CheckedContinuation<Response, any Error>) -> Void
+        delivery: (CheckedContinuation<Response, any Error>) -> Exchange.Delivery
     ) async throws -> Response {
         let head = try RequestHead(
             request,
@@ -452,13 +463,14 @@ public final class SocketRequestPerformer: RequestPerformer {
                 head: head,
                 idleTimeout: idleTimeout,
                 upload: reporter,
+                bodyLimit: configuration.maximumBodySize,
                 now: connection.loop.now
             )
             exchange.decoding = decoding
             do {
                 return try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
-                        attach(exchange, continuation)
+                        exchange.delivery = delivery(continuation)
                         connection.start(exchange)
                     }
                 } onCancel: {

@@ -14,7 +14,8 @@ extension Exchange {
         responseHead = head
         let codings = decoding?.codings(in: head.fields)
         switch delivery {
-        case .buffered(_, let limit):
+        case .buffered:
+            let limit = bodyLimit
             if let length = head.contentLength {
                 guard length <= Int64(limit) else {
                     throw HTTPBody.tooLarge(size: "\(length) bytes", limit: limit)
@@ -58,15 +59,15 @@ extension Exchange {
     /// - Returns: Whether the reader of a streamed body is behind, and the connection should stop reading.
     /// - Throws: ``SluiceError`` when a buffered body passes its limit or does not decode.
     func takeBody(_ bytes: UnsafeRawBufferPointer, readAhead: Int) throws -> Bool {
-        if case .buffered(_, let limit) = delivery {
+        if case .buffered = delivery {
             if let decoder {
                 decoder.feed(Data(bytes))
                 while let chunk = try decoder.next() {
                     body.append(chunk)
                 }
             } else {
-                guard body.count + bytes.count <= limit else {
-                    throw HTTPBody.tooLarge(size: "more than \(limit) bytes", limit: limit)
+                guard body.count + bytes.count <= bodyLimit else {
+                    throw HTTPBody.tooLarge(size: "more than \(bodyLimit) bytes", limit: bodyLimit)
                 }
                 body.append(contentsOf: bytes)
             }

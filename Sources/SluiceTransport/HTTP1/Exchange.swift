@@ -7,8 +7,8 @@ import Foundation
 final class Exchange: @unchecked Sendable {
     /// Who waits, and for what.
     enum Delivery {
-        /// The whole response, its body at most `limit` bytes.
-        case buffered(CheckedContinuation<HTTPResponse, any Error>, limit: Int)
+        /// The whole response, its body at most ``Exchange/bodyLimit`` bytes.
+        case buffered(CheckedContinuation<HTTPResponse, any Error>)
         /// The head, with the body to follow through a writer.
         case streamed(CheckedContinuation<HTTPResponse.Streamed, any Error>)
     }
@@ -21,6 +21,8 @@ final class Exchange: @unchecked Sendable {
     let idleTimeout: Duration?
     /// Who wants to know how much of the body was sent, and the body's length when known.
     let upload: TransportScope.UploadReport?
+    /// The largest buffered body, in bytes, decoded or as sent.
+    let bodyLimit: Int
     /// Set by the cancelling task; read on the loop, so that a cancellation that comes first is not missed.
     let cancelled = Locked(false)
 
@@ -54,12 +56,14 @@ final class Exchange: @unchecked Sendable {
         head: RequestHead,
         idleTimeout: Duration?,
         upload: TransportScope.UploadReport?,
+        bodyLimit: Int,
         now: ContinuousClock.Instant
     ) {
         self.request = request
         self.head = head
         self.idleTimeout = idleTimeout
         self.upload = upload
+        self.bodyLimit = bodyLimit
         self.lastProgress = now
         self.started = now
     }
@@ -71,7 +75,7 @@ final class Exchange: @unchecked Sendable {
     /// has handed out.
     func fail(_ error: any Error) {
         switch delivery {
-        case .buffered(let continuation, _):
+        case .buffered(let continuation):
             continuation.resume(throwing: error)
         case .streamed(let continuation):
             continuation.resume(throwing: error)

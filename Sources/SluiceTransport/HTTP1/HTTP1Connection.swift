@@ -174,7 +174,7 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
         }
         pool.release(self, reusable: reusable, idleSince: loop.now)
         loop.pollForTheNextResponse(after: (exchange.responseStarted ?? loop.now) - exchange.started)
-        if case .buffered(let continuation, _) = delivery, let head = exchange.responseHead {
+        if case .buffered(let continuation) = delivery, let head = exchange.responseHead {
             continuation.resume(returning: exchange.response(head: head))
         }
         writer?.finish()

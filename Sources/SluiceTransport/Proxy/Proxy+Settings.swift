@@ -96,6 +96,9 @@ extension Proxy {
             }
         }
 
+        /// Whether no URL goes through a proxy: neither `http://` nor `https://` has one, usable or not.
+        package var namesNone: Bool { http == nil && https == nil }
+
         /// The proxy a request to a URL goes through, or `nil` when it goes directly.
         ///
         /// - Parameter url: The request's URL; only `http://` and `https://` URLs go through a proxy.
