@@ -1,0 +1,66 @@
+import Foundation
+
+/// The rules each hop of a request follows on its way: the cookies sent and stored, and the redirects followed.
+extension SocketRequestPerformer {
+    /// The request with the cookies of ``Configuration/cookieStorage`` for its URL, their values noted as credentials
+    /// so that logs and fixtures hide them.
+    func withStoredCookies(_ request: URLRequest) -> URLRequest {
+        let hostCookies = request.storedCookies(in: configuration.cookieStorage)
+        for cookie in hostCookies {
+            TransportScope.noteCredential(cookie.value)
+        }
+        return request.adding(hostCookies)
+    }
+
+    /// Stores the cookies a response sets in ``Configuration/cookieStorage``, when the request handles cookies.
+    func storeCookies(of response: some ResponseHead, for request: URLRequest) {
+        guard let storage = configuration.cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
+            return
+        }
+        let values = response.headers.values(for: "Set-Cookie")
+        guard !values.isEmpty else { return }
+        storage.storeCookies(values, from: url, mainDocumentURL: request.mainDocumentURL)
+    }
+
+    /// The request a redirect asks for, or `nil` when the response is not one to follow.
+    ///
+    /// - Throws: ``SluiceError`` when ``RedirectRule`` refuses the redirect; nothing is sent to its target, and the
+    ///   fallback never sees it.
+    func redirect(_ request: URLRequest, status: Int, headers: HTTPHeaders) throws(SluiceError) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), configuration.maximumRedirects > 0,
+            let location = headers[.location], let from = request.url,
+            let target = URL(string: location, relativeTo: from)?.absoluteURL
+        else { return nil }
+        let allowingDowngrade = configuration.followsRedirectsFromHTTPSToHTTP
+        if let reason = RedirectRule.refusal(
+            from: from,
+            location: location,
+            to: target,
+            allowingDowngrade: allowingDowngrade
+        ) {
+            throw RedirectRule.refused(to: target, because: reason)
+        }
+        var next = request
+        next.url = target
+        let method = request.httpMethod ?? "GET"
+        // As browsers and URLSession do: 303 turns any method but HEAD into GET, and so do 301 and 302 a POST.
+        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Length", "Content-Type", "Transfer-Encoding"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next.droppingCredentials(leaving: from)
+    }
+
+    func tooManyRedirects(_ request: URLRequest) -> SluiceError {
+        SluiceError(
+            .transport,
+            message:
+                "more than \(configuration.maximumRedirects) redirects, starting at \(request.url?.absoluteString ?? "?")",
+            underlyingError: URLError(.httpTooManyRedirects)
+        )
+    }
+}
