@@ -90,8 +90,14 @@ final class ConnectionPool: Sendable {
         var nextWaiter: UInt64 = 0
     }
 
+    /// Opens a connection to an origin in a slot just counted.
+    typealias Opener = @Sendable (Origin) async throws -> any PooledConnection
+
     private let settings: Settings
     private let state = Locked(State())
+    /// Opens its connections, when not HTTP/1.1 over a stream from ``connector``: a test's connections of another
+    /// capacity.
+    private let opener: Opener?
     /// What opens the streams its connections speak over.
     let connector: Connector
 
@@ -115,8 +121,13 @@ final class ConnectionPool: Sendable {
     let activeLeases = Gauge()
 
     /// Creates an empty pool.
-    init(settings: Settings) {
+    ///
+    /// - Parameters:
+    ///   - settings: The limits and what connections need.
+    ///   - opener: What opens its connections; `nil` for HTTP/1.1 over a stream from ``connector``.
+    init(settings: Settings, opener: Opener? = nil) {
         self.settings = settings
+        self.opener = opener
         connector = Connector(
             settings: Connector.Settings(
                 connectTimeout: settings.connectTimeout,
@@ -271,16 +282,21 @@ final class ConnectionPool: Sendable {
     /// A new connection in a slot just counted, its lease the caller's and its spare capacity offered to the waiters.
     private func open(_ origin: Origin) async throws -> any PooledConnection {
         let (limits, readAhead) = (settings.limits, settings.readAhead)
-        // HTTP/1.1 over every stream: a protocol chosen by ALPN would be chosen here, from `stream.tls`.
-        let connection: any PooledConnection = try await connector.connect(origin) { stream, loop in
-            HTTP1Connection(
-                stream: stream,
-                loop: loop,
-                origin: origin,
-                pool: self,
-                limits: limits,
-                readAhead: readAhead
-            )
+        let connection: any PooledConnection
+        if let opener {
+            connection = try await opener(origin)
+        } else {
+            // HTTP/1.1 over every stream: a protocol chosen by ALPN would be chosen here, from `stream.tls`.
+            connection = try await connector.connect(origin) { stream, loop in
+                HTTP1Connection(
+                    stream: stream,
+                    loop: loop,
+                    origin: origin,
+                    pool: self,
+                    limits: limits,
+                    readAhead: readAhead
+                )
+            }
         }
         let waiters = state.withLock { state -> [Waiter] in
             connection.leases = 1
