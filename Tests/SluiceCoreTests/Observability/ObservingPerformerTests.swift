@@ -173,7 +173,7 @@ private final class Recorder: RequestObserver {
         let metrics = MetricsObserver()
         let recorder = Recorder()
         let performer = NetworkRequestPerformer().observed(by: recorder).retrying(
-            RetryingPerformer.Policy(baseDelay: .milliseconds(1))
+            RetryingPerformer.Policy(baseDelay: .milliseconds(1), deadline: nil)
         ).observed(by: metrics)
         struct Get: Request {
             typealias ResponseObject = JSON
