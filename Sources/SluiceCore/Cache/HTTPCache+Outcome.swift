@@ -4,7 +4,7 @@ extension HTTPCache {
     ///
     /// Every response that passes through a ``CachingPerformer`` carries its outcome in a `Cache-Status` header field
     /// (RFC 9211), as a member named `Sluice`, so that it reaches every place a response goes: ``HTTPResponse``,
-    /// ``HTTPResponse/Streamed``, ``ClientResponse``, the request's finish event and the log line
+    /// ``HTTPResponse/Streamed``, ``APIClient/Response``, the request's finish event and the log line
     /// ``LoggingObserver`` writes. Read it back with ``HTTPResponse/cacheOutcome``:
     ///
     /// ```swift
@@ -142,7 +142,7 @@ extension HTTPResponse.Streamed {
     public var cacheOutcome: HTTPCache.Outcome? { HTTPCache.Outcome(cacheStatus: headers) }
 }
 
-extension ClientResponse {
+extension APIClient.Response {
     /// What the HTTP cache did for this response, or `nil` when it did not pass through a ``CachingPerformer``.
     public var cacheOutcome: HTTPCache.Outcome? { http.cacheOutcome }
 }

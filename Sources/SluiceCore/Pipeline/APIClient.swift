@@ -88,7 +88,7 @@ public struct APIClient: Client {
     /// - Parameter request: The request to perform.
     /// - Returns: The response object, the request as sent, the HTTP response and the stage times.
     /// - Throws: ``SluiceError`` naming the stage that failed.
-    public func response<R: Request>(for request: R) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
+    public func response<R: Request>(for request: R) async throws(SluiceError) -> APIClient.Response<R.ResponseObject> {
         try await run(request)
     }
 
@@ -97,7 +97,7 @@ public struct APIClient: Client {
     ///
     /// Each stage notes in `record` what it produced and how long it took; whatever stage fails, the error carries
     /// the record, and the observers' finish event is sent with it once, at the end.
-    private func run<R: Request>(_ request: R) async throws(SluiceError) -> ClientResponse<R.ResponseObject> {
+    private func run<R: Request>(_ request: R) async throws(SluiceError) -> APIClient.Response<R.ResponseObject> {
         var record = PipelineRecord()
         do {
             // Read only with a deadline, so that a request without one reads no other clock.
@@ -124,7 +124,7 @@ public struct APIClient: Client {
             }
             try checkDeadline(elapsed, stage: .parse)
             finish(record, error: nil)
-            return ClientResponse(value: value, request: urlRequest, http: response, metrics: record.metrics)
+            return APIClient.Response(value: value, request: urlRequest, http: response, metrics: record.metrics)
         } catch {
             throw fail(record, error)
         }

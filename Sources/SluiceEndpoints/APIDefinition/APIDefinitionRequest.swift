@@ -66,7 +66,7 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
     }
 }
 
-extension APIDefinitionRequest: SampleDataProviding {
+extension APIDefinitionRequest: SampleDataClient.Providing {
     /// The definition's sample data.
     public var sampleData: Data? { definition.sampleData }
 }

@@ -56,7 +56,7 @@ public struct SampleDataClient: Client {
     /// - Throws: ``SluiceError``: a build or parse failure, a cancellation during the delay, or a transport error
     ///   for a request without sample data and no fallback.
     public func perform<R: Request>(_ request: R) async throws(SluiceError) -> R.ResponseObject {
-        guard let sample = (request as? any SampleDataProviding)?.sampleData else {
+        guard let sample = (request as? any SampleDataClient.Providing)?.sampleData else {
             if let fallback {
                 return try await fallback.perform(request)
             }

@@ -94,7 +94,7 @@ private enum AccountsAPI: TestAPIDefinition {
 
 /// A definition's request that says when a client builds it: ``SampleDataClient`` builds a request just before it
 /// waits out its delay.
-private struct Announced: Request, SampleDataProviding {
+private struct Announced: Request, SampleDataClient.Providing {
     typealias ResponseObject = Account
     let request: APIDefinitionRequest<AccountsAPI, Account>
     let built: Signal
