@@ -40,7 +40,9 @@ private func sequence(
 
 @Suite struct RetryingPerformerTests {
     let server: LoopbackServer
-    /// Waits of zero: the jitter draws no time at all. No deadline: it is measured on the real clock from the first
+    /// Waits of zero: the jitter draws no time at all.
+    ///
+    /// No deadline: it is measured on the real clock from the first
     /// attempt, which a machine busy with the rest of the suite can hold up for longer than any bound these tests
     /// could name; the deadline's own tests set one on the test clock.
     let fast = RetryingPerformer.Policy(
