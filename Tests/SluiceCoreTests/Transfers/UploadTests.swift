@@ -137,7 +137,8 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("POST", "/slow") { _ in
             arrived.fire()
-            return LoopbackServer.Response.json("{}").delayed(by: .seconds(30))
+            // Longer than any run, however slow: the cancellation ends it, and the server's stop cuts the wait.
+            return LoopbackServer.Response.json("{}").delayed(by: .seconds(3_600))
         }
         let upload = kind.makeClient().upload(PostData(url: origin.url("/slow"), body: Data(count: 10)))
         try await arrived.wait()

@@ -615,7 +615,8 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("/hang") { _ in
             arrived.fire()
-            return LoopbackServer.Response.text("late").delayed(by: .seconds(30))
+            // Longer than any run, however slow: the cancellation ends it, and the server's stop cuts the wait.
+            return LoopbackServer.Response.text("late").delayed(by: .seconds(3_600))
         }
         server.route("/quick", response: .text("quick"))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))

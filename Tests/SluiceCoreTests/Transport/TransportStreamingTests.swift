@@ -122,7 +122,8 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("/late") { _ in
             arrived.fire()
-            return LoopbackServer.Response.text("late").delayed(by: .seconds(30))
+            // Longer than any run, however slow: the cancellation ends it, and the server's stop cuts the wait.
+            return LoopbackServer.Response.text("late").delayed(by: .seconds(3_600))
         }
         let performer = kind.makePerformer()
         let request = URLRequest(url: origin.url("/late"))
