@@ -196,7 +196,13 @@ private struct Pay: Request {
         let server = try LoopbackServer()
         defer { server.stop() }
         server.route("POST", "/payments", respond: busyOnce(then: .text("paid")))
-        let client = articleSignedClient(secret: secret)
+        // The article's chain, with no deadline: a machine busy with the rest of the suite can hold the first
+        // attempt up past the default's 30 s, and the retry would then be refused.
+        let client = APIClient(
+            requestPerformer: SigningPerformer(base: NetworkRequestPerformer(), keyID: "app-1", secret: secret)
+                .retrying(RetryingPerformer.Policy(maximumAttempts: 3, deadline: nil))
+        )
+        _ = articleSignedClient(secret: secret)
         #expect(try await client.perform(Pay(url: server.url("/payments"))) == Data("paid".utf8))
         let received = server.receivedRequests
         #expect(received.count == 2, "the signer is inside the retry")
