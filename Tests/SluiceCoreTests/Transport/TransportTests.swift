@@ -362,19 +362,17 @@ import Testing
         let arrived = Signal("the request at the server")
         server.route("GET", "/slow") { _ in
             arrived.fire()
-            return LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(60))
+            // Longer than any run, however slow: only the cancellation can end the request, which the error's code
+            // shows (an answer would have made it succeed); the server's stop cuts the wait short.
+            return LoopbackServer.Response(body: Data("{}".utf8), delay: .seconds(3_600))
         }
         let client = APIClient(requestPerformer: performer)
         let task = Task { try await client.perform(Raw(url: origin.url("/slow"))) }
         try await arrived.wait()
-        let start = ContinuousClock.now
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
-        let ended = ContinuousClock.now - start
         #expect(error.code == .cancelled)
         #expect(error.stage == .transport)
-        // Well short of the 60-second delay, with room for a machine busy with the rest of the suite.
-        #expect(ended < .seconds(15), "the task ended \(ended) after cancel()")
         // The transport let go of its connection: the server, waiting out its delay, sees the client close.
         try await server.openConnectionsGauge.wait(for: "the connection to close") { $0 == 0 }
     }

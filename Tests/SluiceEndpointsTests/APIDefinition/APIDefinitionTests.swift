@@ -233,18 +233,17 @@ private struct Announced: Request, SampleDataClient.Providing {
     }
 
     @Test func cancelsADelayedSampleAtOnce() async throws {
-        let offline = SampleDataClient(behavior: .delayed(.seconds(30)))
+        // Longer than any run: only the cancellation can end it, which the error's code shows (the sample would
+        // have made it succeed).
+        let offline = SampleDataClient(behavior: .delayed(.seconds(3_600)))
         let built = Signal("the sample request built, its delay next")
         let details = APIDefinitionRequest(AccountsAPI.details(server: loopback.baseURL), expecting: Account.self)
         let request = Announced(request: details, built: built)
         let task = Task { try await offline.perform(request) }
         try await built.wait()
-        let start = ContinuousClock.now
         task.cancel()
         let error = try await #require(throws: SluiceError.self) { try await task.value }
         #expect(error.code == .cancelled)
-        // Well short of the 30-second delay, with room for a machine busy with the rest of the suite.
-        #expect(ContinuousClock.now - start < .seconds(15))
     }
 
     @Test func runsSampleDataThroughTheRealParseStages() async throws {
