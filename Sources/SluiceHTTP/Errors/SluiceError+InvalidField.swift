@@ -55,7 +55,7 @@ extension SluiceError {
         do {
             return try body()
         } catch let error as InvalidFieldError {
-            throw SluiceError(.build, underlyingError: error)
+            throw SluiceError(invalidField: error.details)
         }
     }
 }

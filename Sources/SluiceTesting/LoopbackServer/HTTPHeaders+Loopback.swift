@@ -10,7 +10,7 @@ extension [HTTPHeaders.Field] {
     /// - Parameter name: The field name.
     /// - Returns: The elements, in order.
     func tokens(named name: String) -> [String] {
-        filter { $0.name == Header(name) }
+        filter { $0.hasName(name) }
             .flatMap { FieldList.elements(of: $0.value) }
             .map { Header.asciiLowercased(String($0)) }
     }

@@ -202,7 +202,6 @@ private struct Pay: Request {
             requestPerformer: SigningPerformer(base: NetworkRequestPerformer(), keyID: "app-1", secret: secret)
                 .retrying(RetryingPerformer.Policy(maximumAttempts: 3, deadline: nil))
         )
-        _ = articleSignedClient(secret: secret)
         #expect(try await client.perform(Pay(url: server.url("/payments"))) == Data("paid".utf8))
         let received = server.receivedRequests
         #expect(received.count == 2, "the signer is inside the retry")
