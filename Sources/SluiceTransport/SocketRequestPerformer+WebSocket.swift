@@ -92,6 +92,7 @@ extension SocketRequestPerformer {
         else { return nil }
         // An HTTP proxy forwards requests in absolute form one at a time; the WebSocket needs the connection itself.
         origin.tunnelsWithoutTLS = true
+        warnOfUncheckedCertificates(for: origin)
         return origin
     }
 

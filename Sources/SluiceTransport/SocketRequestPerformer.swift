@@ -285,6 +285,7 @@ public final class SocketRequestPerformer: RequestPerformer {
                 try refuseFallbackWithoutTLSSettings(current)
                 return try await fallback(current)
             }
+            warnOfUncheckedCertificates(for: origin)
             let response = try await exchange(withStoredCookies(current), origin: origin, delivery: delivery)
             storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
@@ -364,6 +365,15 @@ public final class SocketRequestPerformer: RequestPerformer {
             TransportScope.noteCredential(credential)
         }
         return proxy
+    }
+
+    /// Warns the current request's observers, when ``TLSConfiguration/insecurelySkippingVerification`` is set, that
+    /// the certificate of the origin it goes to over TLS is not checked: the transport prints nothing itself.
+    func warnOfUncheckedCertificates(for origin: Origin) {
+        guard origin.usesTLS, configuration.tls.insecurelySkippingVerification else { return }
+        TransportScope.noteWarning(
+            "TLS certificate verification is off (insecurelySkippingVerification): the certificate of \(origin) was not checked, and any server is trusted"
+        )
     }
 
     /// Throws for an `https://` request that would go to the fallback though ``Configuration/tls`` asks for more than

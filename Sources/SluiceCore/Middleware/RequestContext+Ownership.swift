@@ -181,7 +181,8 @@ extension RequestContext {
             error: error,
             metrics: metrics,
             attempts: max(attempts, 1),
-            credentials: credentials
+            credentials: credentials,
+            warnings: warnings
         )
         for observer in observers {
             observer.observe(event)

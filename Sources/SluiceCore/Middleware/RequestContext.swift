@@ -56,6 +56,7 @@ public final class RequestContext: Sendable {
         var failures: [String] = []
         var observers: [(id: ObjectIdentifier, observer: any RequestObserver)] = []
         var credentials: [String] = []
+        var warnings: [String] = []
     }
 
     private let state = Locked(State())
@@ -203,8 +204,26 @@ public final class RequestContext: Sendable {
 
     /// The credentials noted with ``noteCredential(_:)``, in order.
     public var credentials: [String] { state.withLock { $0.credentials } }
+
+    // MARK: - Warnings
+
+    /// Notes something a performer must tell the user that did not fail the request, such as a TLS certificate it
+    /// did not check, for the observers' finish event (``RequestEvent/warnings``); a warning already noted is not
+    /// repeated.
+    ///
+    /// - Parameter warning: What to say, one line.
+    public func noteWarning(_ warning: String) {
+        state.withLock { state in
+            if !state.warnings.contains(warning) {
+                state.warnings.append(warning)
+            }
+        }
+    }
+
+    /// The warnings noted with ``noteWarning(_:)``, in order.
+    public var warnings: [String] { state.withLock { $0.warnings } }
 }
 
-// The context is the scope the transports see: they report upload progress and note the credentials they add
-// through it.
+// The context is the scope the transports see: they report upload progress, note the credentials they add and
+// warn through it.
 extension RequestContext: RequestScope {}

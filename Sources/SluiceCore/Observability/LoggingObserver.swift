@@ -44,24 +44,24 @@ public struct LoggingObserver: RequestObserver {
     ///
     /// - Parameter event: The event.
     public func observe(_ event: RequestEvent) {
-        let method = event.request.httpMethod ?? "GET"
+        let method = event.unredactedRequest.httpMethod ?? "GET"
         let redactor = Redactor(
             redaction,
-            request: event.request,
+            request: event.unredactedRequest,
             response: event.response,
             credentials: event.credentials,
             readingBodies: bodyLimit != nil,
             bodyWindow: Redactor.excerptWindow(limit: bodyLimit ?? 0)
         )
-        let url = redactor.url(event.request.url)
+        let url = redactor.url(event.unredactedRequest.url)
         var lines: [String] = []
         switch event.kind {
         case .started:
             lines.append("→ #\(event.id) \(method) \(url)")
-            for (name, value) in (event.request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            for (name, value) in (event.unredactedRequest.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
                 lines.append("    \(name): \(redactor.header(value, of: Header(name)))")
             }
-            if let bodyLimit, let body = event.request.httpBody, !body.isEmpty {
+            if let bodyLimit, let body = event.unredactedRequest.httpBody, !body.isEmpty {
                 lines.append("    body: \(redactor.body(body, limit: bodyLimit))")
             }
         default:
@@ -78,6 +78,9 @@ public struct LoggingObserver: RequestObserver {
                         + "\(event.metrics.requestBodyBytes) bytes out, \(attempts)"
                         + (event.response?.cacheOutcome.map { ", cache: \($0)" } ?? "")
                 )
+            }
+            for warning in event.warnings {
+                lines.append("    warning: \(redactor.text(warning))")
             }
             if let bodyLimit, let response = event.response {
                 for field in response.headers {

@@ -19,8 +19,14 @@ public struct RequestEvent: Sendable {
     public let kind: Kind
     /// The request's number in this process, shared by its events.
     public let id: UInt64
-    /// The request as sent (for a retried request, the first attempt's).
-    public let request: URLRequest
+    /// The request as sent (for a retried request, the first attempt's), with its credentials hidden as
+    /// ``SluiceError/request`` hides them: an event is a value observers keep and print.
+    public var request: URLRequest {
+        Redactor(.default, request: unredactedRequest, credentials: credentials).request(unredactedRequest)
+    }
+    /// The request as sent, credentials and all, for the package's own observers, which redact what they show with
+    /// the redaction their user chose.
+    package let unredactedRequest: URLRequest
     /// The response, when one arrived.
     public let response: HTTPResponse?
     /// The error, for a request that failed.
@@ -33,7 +39,12 @@ public struct RequestEvent: Sendable {
     public let attempts: Int
     /// The credentials performers sent with the request beyond its headers as built, noted in its
     /// ``RequestContext``; a ``Redaction`` hides them wherever they appear.
-    public let credentials: [String]
+    package let credentials: [String]
+    /// What the performers warned of while carrying the request, in the finish event.
+    ///
+    /// Such as a TLS connection whose certificate was not checked. Sluice prints nothing itself: an observer shows
+    /// these where its user looks.
+    public let warnings: [String]
 
     /// Creates an event.
     ///
@@ -45,7 +56,8 @@ public struct RequestEvent: Sendable {
     ///   - error: The error, if any.
     ///   - metrics: The stage times and byte counts.
     ///   - attempts: The number of transport attempts.
-    ///   - credentials: The credentials performers sent with the request.
+    ///   - credentials: The credentials performers sent with the request, hidden wherever the event shows them.
+    ///   - warnings: What the performers warned of.
     public init(
         kind: Kind,
         id: UInt64,
@@ -54,15 +66,17 @@ public struct RequestEvent: Sendable {
         error: SluiceError? = nil,
         metrics: PipelineMetrics = PipelineMetrics(),
         attempts: Int = 1,
-        credentials: [String] = []
+        credentials: [String] = [],
+        warnings: [String] = []
     ) {
         self.kind = kind
         self.id = id
-        self.request = request
+        self.unredactedRequest = request
         self.response = response
         self.error = error
         self.metrics = metrics
         self.attempts = attempts
         self.credentials = credentials
+        self.warnings = warnings
     }
 }

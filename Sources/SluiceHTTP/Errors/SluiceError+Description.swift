@@ -9,7 +9,7 @@ extension SluiceError: CustomStringConvertible {
         let messageLines = redactor.text(message).split(separator: "\n", omittingEmptySubsequences: false)
         var lines = ["error: \(messageLines[0])"]
         var location = "  --> "
-        if let request {
+        if let request = unredactedRequest {
             location += "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"
         } else {
             location += "(request not built)"

@@ -107,8 +107,20 @@ public struct SluiceError: Error, Sendable {
     public let stage: Stage
     /// A one-line account of the failure, such as `unacceptable status 404 Not Found`.
     public let message: String
-    /// The request as built, when the build stage succeeded.
-    public package(set) var request: URLRequest?
+    /// The request as built, when the build stage succeeded, with its credentials hidden as the description hides
+    /// them: the values of `Authorization`, `Cookie` and the other headers, query items and body fields that
+    /// ``Redaction/default`` names are ``Redaction/placeholder``, and so is every credential a performer noted
+    /// wherever it appears.
+    ///
+    /// An error is a value that ends up in logs and crash reports, so it carries no credential a user could print
+    /// by accident; the request with its credentials is the caller's own, and Sluice does not hand it back.
+    public package(set) var request: URLRequest? {
+        get { unredactedRequest.map { redactor.request($0) } }
+        set { unredactedRequest = newValue }
+    }
+    /// The request as built, credentials and all, for the package's own use: what collects the credentials the
+    /// description and ``request`` hide.
+    package var unredactedRequest: URLRequest?
     /// The response, when one arrived: its status, headers and full body.
     public package(set) var response: HTTPResponse?
     /// The error the failing stage threw, if any.
@@ -128,9 +140,9 @@ public struct SluiceError: Error, Sendable {
     ///
     /// Filled in by ``APIClient``; zero for stages that did not run.
     public package(set) var metrics = PipelineMetrics()
-    /// The credentials performers sent with the request beyond its headers as built (``RequestContext/credentials``),
-    /// hidden in the description with the rest of what ``Redaction/default`` hides.
-    public package(set) var credentials: [String] = []
+    /// The credentials performers sent with the request beyond its headers as built (the request context's),
+    /// hidden in the description and in ``request`` with the rest of what ``Redaction/default`` hides.
+    package var credentials: [String] = []
 
     /// Creates an error.
     ///
@@ -154,7 +166,7 @@ public struct SluiceError: Error, Sendable {
         let stage = stage ?? SluiceError.defaultStage(for: code)
         self.code = code
         self.stage = stage
-        self.request = request
+        self.unredactedRequest = request
         self.response = response
         self.underlyingError = underlyingError
         self.message =
@@ -209,7 +221,7 @@ public struct SluiceError: Error, Sendable {
     var redactor: Redactor {
         Redactor(
             .default,
-            request: request,
+            request: unredactedRequest,
             response: response,
             credentials: credentials,
             bodyWindow: Redactor.excerptWindow(limit: SluiceError.excerptLimit)
@@ -223,7 +235,7 @@ public struct SluiceError: Error, Sendable {
     /// carrying them is returned unchanged.
     package func adding(request: URLRequest?, response: HTTPResponse?) -> SluiceError {
         var copy = self
-        copy.request = copy.request ?? request
+        copy.unredactedRequest = copy.unredactedRequest ?? request
         copy.response = copy.response ?? response
         return copy
     }

@@ -1,5 +1,6 @@
 /// What a transport learns of the request it carries from the pipeline above it, and tells it back: where the
-/// body's upload progress goes, and which values it added (a stored cookie, a proxy's password) must be hidden.
+/// body's upload progress goes, which values it added (a stored cookie, a proxy's password) must be hidden, and what
+/// it warns of.
 ///
 /// The one hook from `SluiceTransport` up to `SluiceCore`, so that the transport never imports the pipeline. The
 /// core's `RequestContext` is the scope of every request a client performs, bound with ``current``; a performer
@@ -14,6 +15,12 @@ package protocol RequestScope: AnyObject, Sendable {
     ///
     /// - Parameter credential: The value.
     func noteCredential(_ credential: String)
+
+    /// Notes something the user must hear of that did not fail the request, such as a certificate that was not
+    /// checked, for the request's observers: the transport prints nothing itself.
+    ///
+    /// - Parameter warning: What to say, one line.
+    func noteWarning(_ warning: String)
 }
 
 /// The task locals through which a transport reaches the ``RequestScope`` of the request it carries.
@@ -41,5 +48,12 @@ package enum TransportScope {
     /// - Parameter credential: The value.
     package static func noteCredential(_ credential: String) {
         current?.noteCredential(credential)
+    }
+
+    /// Notes a warning for the current request's observers; nothing outside a scope.
+    ///
+    /// - Parameter warning: What to say, one line.
+    package static func noteWarning(_ warning: String) {
+        current?.noteWarning(warning)
     }
 }

@@ -102,6 +102,33 @@ package struct Redactor: Sendable {
         return secrets.replacing(in: components.string ?? url.absoluteString, with: Redactor.encodedPlaceholder)
     }
 
+    /// A copy of a request as a value a user may log: every header value, the URL and the body as this redactor
+    /// shows them, so that no credential it knows of is left in it.
+    ///
+    /// A body given as a stream is left as it is, unread; a request with nothing to hide comes back unchanged.
+    package func request(_ request: URLRequest) -> URLRequest {
+        var copy = request
+        if let url = request.url {
+            let shown = self.url(url)
+            if shown != url.absoluteString {
+                copy.url = URL(string: shown)
+            }
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let shown = header(value, of: Header(name))
+            if shown != value {
+                copy.setValue(shown, forHTTPHeaderField: name)
+            }
+        }
+        if let body = request.httpBody {
+            let shown = recorded(body)
+            if shown != body {
+                copy.httpBody = shown
+            }
+        }
+        return copy
+    }
+
     /// Any text, such as an error message, with the credentials replaced.
     package func text(_ text: String) -> String {
         secrets.replacing(in: text, with: Redaction.placeholder)

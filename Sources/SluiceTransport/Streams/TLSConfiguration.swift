@@ -109,8 +109,9 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var minimumVersion: Version
     /// Whether the server's certificate is accepted without any check: any issuer, any date, any name.
     ///
-    /// Never in production: anyone on the path can read and change the traffic. Pins are still checked. Turning it on
-    /// is logged once, to standard error, when the first connection is made.
+    /// Never in production: anyone on the path can read and change the traffic. Pins are still checked. Each request
+    /// that goes over TLS with it on notes a warning in its context, which its observers receive in the finish event
+    /// (`RequestEvent.warnings`); the transport prints nothing itself.
     public var insecurelySkippingVerification: Bool
 
     /// Creates a configuration; every parameter has the default its property documents.

@@ -20,9 +20,6 @@ final class TLSContext: @unchecked Sendable {
     /// The ALPN protocol list offered: HTTP/1.1 alone, in the wire form of length-prefixed names.
     static let alpnProtocols: [UInt8] = [8] + Array("http/1.1".utf8)
 
-    /// Whether ``TLSConfiguration/insecurelySkippingVerification`` has been logged in this process.
-    private static let insecureLogged = Locked(false)
-
     /// Sets up a context.
     ///
     /// - Throws: ``TLSSetupError`` naming what could not be put in place.
@@ -49,9 +46,6 @@ final class TLSContext: @unchecked Sendable {
             throw error
         }
         self.context = context
-        if configuration.insecurelySkippingVerification {
-            Self.logInsecureOnce()
-        }
     }
 
     deinit {
@@ -111,20 +105,6 @@ final class TLSContext: @unchecked Sendable {
         if let replaced {
             openSSL.sessionFree(replaced)
         }
-    }
-
-    private static func logInsecureOnce() {
-        let first = insecureLogged.withLock { logged in
-            defer { logged = true }
-            return !logged
-        }
-        guard first else { return }
-        FileHandle.standardError.write(
-            Data(
-                "Sluice: TLS certificate verification is off (insecurelySkippingVerification): any server is trusted\n"
-                    .utf8
-            )
-        )
     }
 }
 

@@ -74,6 +74,47 @@ private final class Recorder: RequestObserver {
         #expect(log.contains("Set-Cookie: <redacted>"))
     }
 
+    /// An error and an event are values a user keeps and prints: the request in them has its credentials hidden as
+    /// the rendered message hides them, and only the package reaches the request as it was sent.
+    @Test func errorsAndEventsCarryTheRequestWithItsCredentialsHidden() async throws {
+        server.route("POST", "/refused") { _ in LoopbackServer.Response.json(#"{"error": "no"}"#, status: 403) }
+        let recorder = Recorder()
+        let client = APIClient(requestPerformer: NetworkRequestPerformer().observed(by: recorder))
+        let url = server.url("/refused?api_key=s3cr3t-query&page=1")
+        let error = await #expect(throws: SluiceError.self) { try await client.perform(Login(url: url)) }
+        let events = recorder.events.withLock { $0 }
+        #expect(events.map(\.kind) == [.started, .finished])
+        for request in [error?.request] + events.map(\.request) {
+            let request = try #require(request)
+            #expect(
+                request.url?.absoluteString == "http://127.0.0.1:\(server.port)/refused?api_key=%3Credacted%3E&page=1"
+            )
+            #expect(request.value(forHTTPHeaderField: "Authorization") == Redaction.placeholder)
+            #expect(request.value(forHTTPHeaderField: "Cookie") == Redaction.placeholder)
+            #expect(request.value(forHTTPHeaderField: "X-API-Key") == Redaction.placeholder)
+            #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(
+                String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+                    == #"{"user":"ada","password":"<redacted>","profile":{"token":"<redacted>"}}"#
+            )
+        }
+        #expect(error?.unredactedRequest?.value(forHTTPHeaderField: "Authorization") == "Bearer s3cr3t-token")
+        #expect(error.map { "\($0)" }?.contains("s3cr3t") == false)
+    }
+
+    /// A refused WebSocket handshake's error names the request without the credentials it was authorised with.
+    @Test func aRefusedWebSocketHandshakeCarriesNoCredential() async throws {
+        server.route("GET", "/socket") { _ in LoopbackServer.Response.text("sign in first", status: 401) }
+        var request = URLRequest(url: server.url("/socket"))
+        request.setValue("Bearer s3cr3t-token", forHTTPHeaderField: "Authorization")
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await SocketRequestPerformer().webSocket(request, protocols: [], configuration: .init())
+        }
+        #expect(error?.code == .handshake)
+        #expect(error?.request?.value(forHTTPHeaderField: "Authorization") == Redaction.placeholder)
+        #expect(error.map { "\($0)" }?.contains("s3cr3t") == false)
+    }
+
     @Test func logsNoBodiesUnlessAsked() async throws {
         let recorder = Recorder()
         let performer = NetworkRequestPerformer().logged(to: { recorder.write($0) })

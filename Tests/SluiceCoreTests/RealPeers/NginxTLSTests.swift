@@ -252,7 +252,14 @@ extension NginxTLSTests {
                     == "the certificate of localhost:\(server.tlsPort ?? 0) is self-signed, and not one this client trusts (\(library.isVersion1 ? "self signed" : "self-signed") certificate, X509 error 18)"
             )
             let insecure = try tlsPerformer(pki, library: library) { $0.insecurelySkippingVerification = true }
-            #expect(try await insecure.perform(URLRequest(url: url)).body == NginxServer.smallJSON)
+            let log = EventLog()
+            #expect(try await insecure.observed(by: log).perform(URLRequest(url: url)).body == NginxServer.smallJSON)
+            // The warning reaches the observers, each time, rather than standard error.
+            #expect(
+                log.events.last?.warnings == [
+                    "TLS certificate verification is off (insecurelySkippingVerification): the certificate of localhost:\(server.tlsPort ?? 0) was not checked, and any server is trusted"
+                ]
+            )
         }
 
         /// An IP address is checked against the certificate's IP addresses: one it holds works, one it lacks fails.
