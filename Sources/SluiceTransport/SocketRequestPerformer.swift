@@ -320,7 +320,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             head.offersEncodings ? ContentDecoding(maximumRatio: configuration.maximumDecompressionRatio) : nil
         let idleTimeout = Duration(idleTimeout: request.timeoutInterval)
         let reporter = TransportScope.uploadProgress
-        let mayRepeat = HTTPMethod(head.method).isIdempotent && request.httpBodyStream == nil
+        let mayRepeat = HTTPMethod(head.method).isIdempotent && request.bodyCanBeSentAgain
         var fresh = false
         EventLoop.requestsInFlight.add(1)
         defer { EventLoop.requestsInFlight.add(-1) }
@@ -328,7 +328,7 @@ public final class SocketRequestPerformer: RequestPerformer {
             try Task.checkCancellation()
             let connection = try await pool.acquire(origin, fresh: fresh)
             let exchange = Exchange(
-                request: request,
+                request: request.forThisAttempt,
                 head: head,
                 idleTimeout: idleTimeout,
                 upload: reporter,

@@ -85,9 +85,10 @@ public final class RequestContext: Sendable {
 
     // MARK: - Building again
 
-    /// Whether the request can be built again for another attempt: it has a source, or no body stream (a stream is
-    /// read once).
-    public var canRebuild: Bool { source != nil || request.httpBodyStream == nil }
+    /// Whether the request can be built again for another attempt: it has a source, no body stream (an
+    /// `InputStream` is read once), or an async body (see `URLRequest.setBody(length:_:)`), which each attempt sends
+    /// afresh, or refuses with an error that says why when its sequence can be sent once.
+    public var canRebuild: Bool { source != nil || request.httpBodyStream == nil || request.asyncBody != nil }
 
     /// Builds the request again, as for a new attempt, without the changes performers made to it.
     ///
@@ -98,7 +99,7 @@ public final class RequestContext: Sendable {
         if let source {
             return try source.build()
         }
-        guard request.httpBodyStream == nil else {
+        guard request.httpBodyStream == nil || request.asyncBody != nil else {
             throw SluiceError(
                 .build,
                 message: "a request with a body stream cannot be built again without the Request that built it"

@@ -44,6 +44,8 @@ final class Exchange: @unchecked Sendable {
     var responseStarted: ContinuousClock.Instant?
     /// Whether the reader of a streamed body is behind and the socket is not being read.
     var paused = false
+    /// Whether sending waits for the next chunk of an async body, which the idle timeout then counts against it.
+    var awaitingBody = false
     /// How a body with a `Content-Encoding` is decoded, when the performer asked for encoded bodies itself; `nil` to
     /// hand every body over as sent.
     var decoding: ContentDecoding?

@@ -49,8 +49,17 @@ extension HTTP1Connection {
         while true {
             if outputOffset == output.count {
                 guard bodyStream != nil else { break }
-                guard refillFromBodyStream(exchange) else { return }
-                continue
+                switch refillFromBodyStream(exchange) {
+                case .filled:
+                    exchange.awaitingBody = false
+                    continue
+                case .failed: return
+                case .pending:
+                    // Nothing to write until the producer gives the next chunk; the response is still read.
+                    exchange.awaitingBody = true
+                    setInterest(interest.subtracting(.writable))
+                    return
+                }
             }
             let result = output.withUnsafeBytes { bytes in
                 stream.sendSome(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
@@ -94,29 +103,51 @@ extension HTTP1Connection {
         setInterest(exchange.paused ? [] : .readable)
     }
 
-    /// Reads the next piece of a stream body into `output`, framed, and reports the body bytes encoded; `false` when
-    /// the exchange failed.
-    private func refillFromBodyStream(_ exchange: Exchange) -> Bool {
-        guard let stream = bodyStream else { return true }
+    /// What a refill of `output` from the body stream came to.
+    enum Refill {
+        /// `output` holds the next piece, or the body's end.
+        case filled
+        /// The exchange failed.
+        case failed
+        /// An async body has no chunk yet; sending resumes when it has (``resumeSending(_:)``).
+        case pending
+    }
+
+    /// Reads the next piece of a stream body into `output`, framed, and reports the body bytes encoded.
+    ///
+    /// An async body's chunk is taken without waiting, since this runs on the event loop; an `InputStream` is read,
+    /// and a stream that blocks holds up the loop (see ``SocketRequestPerformer/loopExecutor()``).
+    private func refillFromBodyStream(_ exchange: Exchange) -> Refill {
+        guard let stream = bodyStream else { return .filled }
         output.removeAll(keepingCapacity: true)
         outputOffset = 0
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        let count = stream.read(&chunk, maxLength: chunk.count)
         do {
-            if count < 0 {
-                let reason = stream.streamError.map { "\($0)" } ?? "an unknown error"
-                throw SluiceError(.transport, message: "reading the request body stream failed: \(reason)")
+            let piece: [UInt8]
+            if let body = stream as? AsyncBodyStream {
+                switch try body.channel.take(whenReady: { [weak self] in self?.resumeSendingLater(exchange) }) {
+                case .bytes(let bytes): piece = bytes
+                case .pending: return .pending
+                case .end: piece = []
+                }
+            } else {
+                var chunk = [UInt8](repeating: 0, count: 64 << 10)
+                let count = stream.read(&chunk, maxLength: chunk.count)
+                if count < 0 {
+                    let reason = stream.streamError.map { "\($0)" } ?? "an unknown error"
+                    throw SluiceError(.transport, message: "reading the request body stream failed: \(reason)")
+                }
+                piece = Array(chunk[0..<count])
             }
-            if count == 0 {
+            if piece.isEmpty {
                 stream.close()
                 bodyStream = nil
                 try encoder.encodeEnd(into: &output)
-                return true
+                return .filled
             }
-            try encoder.encodeBody(chunk[0..<count], into: &output)
+            try encoder.encodeBody(piece, into: &output)
         } catch {
             failConnection(error)
-            return false
+            return .failed
         }
         exchange.bodyBytesSent = encoder.bodyBytesEncoded
         if case .length(let length) = exchange.head.framing {
@@ -124,6 +155,23 @@ extension HTTP1Connection {
         } else {
             exchange.upload?(exchange.bodyBytesSent, nil)
         }
-        return true
+        return .filled
+    }
+
+    /// Goes on sending, on the loop, once an async body has its next chunk: called on the producer's thread.
+    private func resumeSendingLater(_ exchange: Exchange) {
+        loop.execute { [weak self] in
+            self?.resumeSending(exchange)
+        }
+    }
+
+    /// Goes on sending the exchange's body, if it is still this connection's and waits for a chunk.
+    func resumeSending(_ exchange: Exchange) {
+        lock.withLock { _ in
+            guard self.exchange === exchange, exchange.awaitingBody else { return }
+            exchange.awaitingBody = false
+            exchange.lastProgress = loop.now
+            flush(exchange)
+        }
     }
 }

@@ -121,7 +121,9 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
             guard let timeout = exchange.idleTimeout, !exchange.paused, now - exchange.lastProgress >= timeout else {
                 return
             }
-            failConnection(URLError.idleTimeout(timeout))
+            failConnection(
+                exchange.awaitingBody ? AsyncBodyStream.Channel.stalled(timeout) : URLError.idleTimeout(timeout)
+            )
         }
     }
 

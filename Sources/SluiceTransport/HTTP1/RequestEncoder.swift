@@ -56,11 +56,7 @@ struct RequestEncoder {
         precondition(!isComplete, "a body piece after the end of the body")
         if let remaining = bodyBytesRemaining {
             guard Int64(bytes.count) <= remaining else {
-                throw SluiceError(
-                    .transport,
-                    message:
-                        "the request body stream is longer than its Content-Length of \(bodyBytesEncoded + remaining) bytes"
-                )
+                throw RequestEncoder.longerThanItsLength(bodyBytesEncoded + remaining)
             }
             output.append(contentsOf: bytes)
         } else {
@@ -79,15 +75,24 @@ struct RequestEncoder {
     mutating func encodeEnd(into output: inout [UInt8]) throws(SluiceError) {
         guard !isComplete else { return }
         if let remaining = bodyBytesRemaining, remaining > 0 {
-            throw SluiceError(
-                .transport,
-                message:
-                    "the request body stream ended after \(bodyBytesEncoded) bytes, short of its Content-Length of \(bodyBytesEncoded + remaining)"
-            )
+            throw RequestEncoder.shortOfItsLength(bodyBytesEncoded, of: bodyBytesEncoded + remaining)
         }
         if framing == .chunked {
             output.append(contentsOf: "0\r\n\r\n".utf8)
         }
         isComplete = true
+    }
+
+    /// The error of a body stream that gives more than its `Content-Length`.
+    static func longerThanItsLength(_ length: Int64) -> SluiceError {
+        SluiceError(.transport, message: "the request body stream is longer than its Content-Length of \(length) bytes")
+    }
+
+    /// The error of a body stream that ends before its `Content-Length`.
+    static func shortOfItsLength(_ sent: Int64, of length: Int64) -> SluiceError {
+        SluiceError(
+            .transport,
+            message: "the request body stream ended after \(sent) bytes, short of its Content-Length of \(length)"
+        )
     }
 }

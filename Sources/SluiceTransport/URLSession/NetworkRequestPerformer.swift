@@ -131,7 +131,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let (request, timeout, upload) = try prepare(request)
+        let (request, timeout, upload) = try await prepare(request)
         let tasks = self.tasks
         let task: URLSessionDataTask
         if ownsSession {
@@ -161,17 +161,52 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///
     /// The idle timeout is the request's own, or the session's when it is left at `URLRequest`'s default, which is
     /// how URLSession reads a request that does not set one.
+    ///
+    /// An async body is collected into memory first, up to ``maximumAsyncBodySize``, waiting for each chunk up to the
+    /// idle timeout: FoundationNetworking reads a body stream on the one queue all its sessions share, so a read that
+    /// waits for a producer would hold up every URLSession transfer in the process, and the tasks that create them.
     private func prepare(
         _ request: URLRequest
-    ) throws(SluiceError) -> (request: URLRequest, timeout: TimeInterval, upload: TransportScope.UploadWatch?) {
+    ) async throws(SluiceError) -> (request: URLRequest, timeout: TimeInterval, upload: TransportScope.UploadWatch?) {
         try request.validateForTransport()
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
         let timeout =
             request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
-        let sent = request.framedForURLSession.timedByThePerformer
+        var sent = request.forThisAttempt
+        if let body = sent.asyncBody {
+            body.open()
+            let channel = body.channel
+            channel.waitLimit = Duration(idleTimeout: timeout)
+            let collected: Result<Data, SluiceError> = await withTaskCancellationHandler {
+                do throws(SluiceError) {
+                    return .success(try await channel.collect(upTo: NetworkRequestPerformer.maximumAsyncBodySize))
+                } catch {
+                    return .failure(error)
+                }
+            } onCancel: {
+                channel.close()
+            }
+            let bytes = try collected.get()
+            if let declared = sent.value(forHTTPHeaderField: "Content-Length").flatMap({ Int64($0) }),
+                declared != Int64(bytes.count)
+            {
+                throw declared < Int64(bytes.count)
+                    ? RequestEncoder.longerThanItsLength(declared)
+                    : RequestEncoder.shortOfItsLength(Int64(bytes.count), of: declared)
+            }
+            sent.httpBodyStream = nil
+            sent.httpBody = bytes
+        }
+        sent = sent.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: sent)
         return (sent, timeout, upload)
     }
+
+    /// The largest request body from an async sequence that the performer sends, in bytes: 64 MiB.
+    ///
+    /// URLSession is handed such a body whole (see ``perform(_:)``); ``SocketRequestPerformer`` streams one of any
+    /// size.
+    public static let maximumAsyncBodySize = 64 << 20
 
     /// Runs a task: registers it in the task table with `register`, which says whether to start it (not when it
     /// was cancelled first), watches its idle time, resumes it, and cancels it at once when the calling task is
@@ -226,7 +261,7 @@ extension NetworkRequestPerformer {
         guard ownsSession else {
             return HTTPResponse.Streamed(try await perform(request))
         }
-        let (request, timeout, upload) = try prepare(request)
+        let (request, timeout, upload) = try await prepare(request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)
         let limit = streamBufferLimit

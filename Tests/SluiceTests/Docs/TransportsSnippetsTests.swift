@@ -33,6 +33,25 @@ import FoundationNetworking
         #endif
     }
 
+    /// "Request bodies": a body made afresh for each attempt, sent whole on either transport.
+    @Test func aBodyFromAnAsyncSequence() async throws {
+        let server = try LoopbackServer()
+        server.route("PUT", "/exports/42") { request in .text(request.bodyText) }
+        let rows = [1, 2, 3]
+        var request = URLRequest(url: server.url("/exports/42"))
+        request.httpMethod = "PUT"
+        // Made afresh for each attempt, so that a retry or a replay after 401 sends it again from the start.
+        request.setBody(length: Int64(rows.count * 2)) {
+            AsyncStream { continuation in
+                for row in rows { continuation.yield(Data("\(row)\n".utf8)) }
+                continuation.finish()
+            }
+        }
+        for performer in [SocketRequestPerformer(), NetworkRequestPerformer()] as [any RequestPerformer] {
+            #expect(try await performer.perform(request).body == Data("1\n2\n3\n".utf8))
+        }
+    }
+
     /// "The event loop": a task on a loop's executor polls an endpoint.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aTaskOnALoop() async throws {
