@@ -9,7 +9,7 @@ extension CacheEntry {
 
     /// `date_value`: the response's `Date`, or, without a valid one, when it was received (RFC 9110, 6.6.1).
     var dateValue: Date {
-        headers[.date].flatMap { RetryAfter.httpDate($0.trimmingCharacters(in: .whitespaces)) } ?? responseTime
+        headers[.date].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) } ?? responseTime
     }
 
     /// `age_value`: the first member of `Age` when it is a non-negative integer, else 0 (5.1).
@@ -59,14 +59,14 @@ extension CacheEntry {
             return (0, .none)
         }
         if let expires = headers[.expires] {
-            guard let date = RetryAfter.httpDate(expires.trimmingCharacters(in: .whitespaces)) else {
+            guard let date = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else {
                 return (0, .none)
             }
             return (max(0, date.timeIntervalSince(dateValue)), .expires)
         }
         guard CacheEntry.heuristicallyCacheable.contains(status.code) || control.isPublic,
             let lastModified = headers[.lastModified].flatMap({
-                RetryAfter.httpDate($0.trimmingCharacters(in: .whitespaces))
+                HTTPDate.parse($0.trimmingCharacters(in: .whitespaces))
             })
         else { return (0, .none) }
         let sinceModified = dateValue.timeIntervalSince(lastModified)
