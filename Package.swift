@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "Sluice", dependencies: ["SluiceCore", "SluiceEndpoints"]),
         .target(name: "SluiceTesting", dependencies: ["SluiceCore", "SluiceEndpoints"]),
         .executableTarget(name: "sluice-demo", dependencies: ["Sluice", "SluiceTesting"]),
+        // A reverse proxy with the private HTTP cache in front of Sluice's own transport, which `.ci/cache-tests.sh`
+        // runs the HTTP cache conformance suite (http-tests/cache-tests) against.
+        .executableTarget(name: "cache-tests-proxy", dependencies: ["SluiceCore", "SluiceTesting"]),
         // The JSON fuzzer and the invariants it checks, which the tests also check on the inputs it found.
         .target(name: "JSONFuzzSupport", dependencies: ["SluiceJSON"]),
         // The program around each fuzzer's check: libFuzzer's driver, or a replay of the files it is given.

@@ -9,7 +9,7 @@ extension CacheEntry {
 
     /// `date_value`: the response's `Date`, or, without a valid one, when it was received (RFC 9110, 6.6.1).
     var dateValue: Date {
-        headers[.date].flatMap { RetryAfter.httpDate($0.trimmingCharacters(in: .whitespaces)) } ?? responseTime
+        headers[.date].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) } ?? responseTime
     }
 
     /// `age_value`: the first member of `Age` when it is a non-negative integer, else 0 (5.1).
@@ -46,7 +46,8 @@ extension CacheEntry {
     ///
     /// A private cache uses `max-age`, then `Expires` minus `Date`, then, only when neither is present (and no
     /// invalid `max-age` is), a heuristic for a status that allows one or a response marked `public`. An `Expires`
-    /// that is not a valid date (such as `0`) means already expired (5.3).
+    /// that is not one valid HTTP date, exactly as RFC 9110 writes it (such as `0` or a two-digit year), means already
+    /// expired (5.3), and so do two `Expires` field lines (4.2.1).
     ///
     /// - Parameter heuristicLimit: The most seconds a heuristic lifetime may be.
     /// - Returns: The lifetime in seconds and its source.
@@ -58,15 +59,21 @@ extension CacheEntry {
         if control.invalid.contains("max-age") {
             return (0, .none)
         }
-        if let expires = headers[.expires] {
-            guard let date = RetryAfter.httpDate(expires.trimmingCharacters(in: .whitespaces)) else {
-                return (0, .none)
-            }
+        let expires = headers.values(for: .expires)
+        if !expires.isEmpty {
+            // With two field lines a cache may use the first or take the response as stale (4.2.1): which one the
+            // origin meant cannot be told, so it is stale, even when the lines agree.
+            guard expires.count == 1,
+                let date = HTTPDate.parseExactly(
+                    expires[0].trimmingCharacters(in: .whitespaces),
+                    receivedAt: responseTime
+                )
+            else { return (0, .none) }
             return (max(0, date.timeIntervalSince(dateValue)), .expires)
         }
         guard CacheEntry.heuristicallyCacheable.contains(status.code) || control.isPublic,
             let lastModified = headers[.lastModified].flatMap({
-                RetryAfter.httpDate($0.trimmingCharacters(in: .whitespaces))
+                HTTPDate.parse($0.trimmingCharacters(in: .whitespaces))
             })
         else { return (0, .none) }
         let sinceModified = dateValue.timeIntervalSince(lastModified)

@@ -126,8 +126,8 @@ enum CacheRules {
             guard let stored = entry.headers[.eTag]?.trimmingCharacters(in: .whitespaces) else { return false }
             return tags.contains { $0 == "*" || weaklyMatch($0, stored) }
         }
-        if let since = request.value(forHTTPHeaderField: "If-Modified-Since").flatMap(RetryAfter.httpDate) {
-            let modified = entry.headers[.lastModified].flatMap(RetryAfter.httpDate) ?? entry.dateValue
+        if let since = request.value(forHTTPHeaderField: "If-Modified-Since").flatMap(HTTPDate.parse) {
+            let modified = entry.headers[.lastModified].flatMap(HTTPDate.parse) ?? entry.dateValue
             return modified <= since
         }
         return nil

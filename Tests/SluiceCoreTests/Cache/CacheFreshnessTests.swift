@@ -37,6 +37,85 @@ import Testing
         #expect(lifetime.source == source)
     }
 
+    /// 5.3 and RFC 9110, 5.6.7: `Expires` in each of the three forms of an HTTP date, names in any case (4.2).
+    @Test(
+        arguments: [
+            ("Tue, 14 Nov 2023 22:23:20 GMT", 600.0),  // IMF-fixdate
+            ("Tuesday, 14-Nov-23 22:23:20 GMT", 600),  // RFC 850
+            ("Tue Nov 14 22:23:20 2023", 600),  // asctime
+            ("Mon Aug  8 02:01:18 2050", 843_536_878),  // asctime, a day of one digit after a space
+            ("TUE, 14 NOV 2023 22:23:20 gmt", 600),
+            ("tuesday, 14-nov-23 22:23:20 Gmt", 600),
+            ("Sun, 14 Nov 2023 22:23:20 GMT", 600),  // the weekday is not checked against the date
+            ("Tue, 19 Jan 2038 14:14:08 GMT", 447_523_248),  // past 32 bits of seconds
+            ("Sun, 21 Nov 2286 04:46:39 GMT", 8_300_039_599),
+            ("Tuesday, 14-Nov-73 22:23:20 GMT", 1_577_923_800),  // 50 years ahead of 2023: 2073
+            ("Wednesday, 14-Nov-74 22:23:20 GMT", 0),  // more than 50 years ahead: 1974, in the past
+            (" Tue, 14 Nov 2023 22:23:20 GMT ", 600),  // the whitespace around a field value is not part of it
+        ] as [(String, TimeInterval)]
+    )
+    func readsExpiresInEveryForm(_ expires: String, _ seconds: TimeInterval) {
+        let entry = F.entry([.date: F.httpDate(0), .expires: expires])
+        let lifetime = entry.freshnessLifetime(heuristicLimit: 86_400)
+        #expect(lifetime.seconds == seconds)
+        #expect(lifetime.source == .expires)
+    }
+
+    /// 5.3: an `Expires` that is not an HTTP date as RFC 9110 writes it makes the response stale at once, however
+    /// close to one it is.
+    @Test(arguments: [
+        "0",
+        "",
+        "soon",
+        "Thu, 18 Aug 2050 02:01:18 UTC",  // a zone other than GMT
+        "Thu, 18 Aug 2050 02:01:18 AEST",
+        "Thu, 18 Aug 2050 02:01:18 +0000",
+        "Thu, 18 Aug 50 02:01:18 GMT",  // a two-digit year in IMF-fixdate
+        "Thu 18 Aug 2050 02:01:18 GMT",  // no comma
+        "Thu, 18  Aug  2050 02:01:18 GMT",  // two spaces
+        "Thu,  18 Aug 2050 02:01:18 GMT",
+        "Thu, 18-Aug-2050 02:01:18 GMT",  // dashes with a four-digit year
+        "Thu, 18-Aug-50 02:01:18 GMT",  // RFC 850 with a short weekday
+        "Thursday, 18 Aug 2050 02:01:18 GMT",  // IMF-fixdate with a long weekday
+        "Thu, 18 Aug 2050 02.01.18 GMT",  // periods in the time
+        "Thu, 18 Aug 2050 2:01:18 GMT",  // a one-digit hour
+        "Thu, 18 Aug 2050 02:1:18 GMT",
+        "Thu, 8 Aug 2050 02:01:18 GMT",  // a one-digit day
+        "Thu, 18 August 2050 02:01:18 GMT",  // a long month
+        "Thu, 18 Aug 2050 02:01:18",  // no zone
+        "Thu, 18 Aug 2050 02:01:18 GMT, Thu, 18 Aug 2050 02:01:19 GMT",  // two dates on one line
+        "Thu, 18 Aug 2050 02:01:18 GMTX",
+        "Thu Aug 8 02:01:18 2050",  // asctime with one space before a one-digit day
+        "Thu Aug  8 02:01:18 50",
+        "Thu, 31 Feb 2050 02:01:18 GMT",  // no such day
+        "Thu, 18 Aug 2050 24:00:00 GMT",
+        "Thu, 18 Xyz 2050 02:01:18 GMT",
+    ])
+    func takesAnInvalidExpiresAsExpired(_ expires: String) {
+        let entry = F.entry([.date: F.httpDate(0), .expires: expires])
+        let lifetime = entry.freshnessLifetime(heuristicLimit: 86_400)
+        #expect(lifetime.seconds == 0)
+        #expect(lifetime.source == .none)
+    }
+
+    /// 4.2.1: two `Expires` field lines make the response stale, even when both are valid and agree.
+    @Test(arguments: [F.httpDate(600), F.httpDate(1200)])
+    func takesTwoExpiresLinesAsExpired(_ second: String) {
+        let headers = HTTPHeaders([
+            .init(.date, F.httpDate(0)), .init(.expires, F.httpDate(600)), .init(.expires, second),
+        ])
+        let lifetime = F.entry(headers).freshnessLifetime(heuristicLimit: 86_400)
+        #expect(lifetime.seconds == 0)
+        #expect(lifetime.source == .none)
+    }
+
+    /// `Date` is still read leniently, in the forms servers send that RFC 9110 does not write: only `Expires` must be
+    /// exact.
+    @Test func readsDateLeniently() {
+        let entry = F.entry([.date: "Tue, 14-Nov-2023 22:11:40 GMT", .expires: F.httpDate(600)])
+        #expect(entry.freshnessLifetime(heuristicLimit: 86_400).seconds == 700)
+    }
+
     /// 4.2.3: the age calculation, with a response delay, a server clock behind or ahead, and `Age`.
     @Test(
         arguments: [
