@@ -2,19 +2,19 @@ import Foundation
 
 /// The rules each hop of a request follows on its way: the cookies sent and stored, and the redirects followed.
 extension SocketRequestPerformer {
-    /// The request with the cookies of ``Configuration/cookieStorage`` for its URL, their values noted as credentials
-    /// so that logs and fixtures hide them.
+    /// The request with the cookies of ``cookieStorage`` for its URL, their values noted as credentials so that logs
+    /// and fixtures hide them.
     func withStoredCookies(_ request: URLRequest) -> URLRequest {
-        let hostCookies = request.storedCookies(in: configuration.cookieStorage)
+        let hostCookies = request.storedCookies(in: cookieStorage)
         for cookie in hostCookies {
             TransportScope.noteCredential(cookie.value)
         }
         return request.adding(hostCookies)
     }
 
-    /// Stores the cookies a response sets in ``Configuration/cookieStorage``, when the request handles cookies.
+    /// Stores the cookies a response sets in ``cookieStorage``, when the request handles cookies.
     func storeCookies(of response: some ResponseHead, for request: URLRequest) {
-        guard let storage = configuration.cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
+        guard let storage = cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
             return
         }
         let values = response.headers.values(for: "Set-Cookie")
