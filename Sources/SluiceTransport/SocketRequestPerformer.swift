@@ -283,7 +283,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         delivery: (CheckedContinuation<Response, any Error>) -> Exchange.Delivery
     ) async throws -> Response {
         var current = request
-        for _ in 0...configuration.maximumRedirects {
+        for hop in 0...configuration.maximumRedirects {
             // Without a proxy named, there is none to look up: most requests go directly.
             let proxy =
                 sendsDirectly ? nil : try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
@@ -296,9 +296,15 @@ public final class SocketRequestPerformer: RequestPerformer {
                 )
             else {
                 try refuseFallbackWithoutTLSSettings(current)
-                return try await fallback(current)
+                guard hop > 0 else { return try await fallback(current) }
+                // The first hop was reported as sent; a redirect's hop must not take its place.
+                return try await TransportScope.$sentRequest.withValue(nil) { try await fallback(current) }
             }
-            let response = try await exchange(withStoredCookies(current), origin: origin, delivery: delivery)
+            let outgoing = withStoredCookies(current)
+            if hop == 0 {
+                reportSent(outgoing)
+            }
+            let response = try await exchange(outgoing, origin: origin, delivery: delivery)
             storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
                 throw SluiceError(

@@ -177,6 +177,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
             request.timeoutInterval == URLRequest.defaultTimeoutInterval ? sessionTimeout : request.timeoutInterval
         let sent = request.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: sent)
+        TransportScope.sentRequest?.note(requestAsSent(request))
         return (sent, timeout, upload)
     }
 
@@ -250,6 +251,21 @@ extension NetworkRequestPerformer {
             request.httpBody.map { Int64($0.count) }
             ?? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         return (report, expected)
+    }
+
+    /// The request as the performer hands it to URLSession, with every cookie ``cookieStorage`` holds for its host
+    /// after those of its own `Cookie` field.
+    ///
+    /// A cache above the performer matches `Vary` against it (see <doc:HTTPCaching>). The cookies are those of the
+    /// host whatever their path, and whatever the request's `httpShouldHandleCookies` says: at least what URLSession
+    /// sends (FoundationNetworking sends them all), so that two requests that would go with different cookies never
+    /// look alike. The fields URLSession adds itself, the same on every request of the process (`User-Agent`,
+    /// `Accept-Encoding`, `Accept-Language`), are not seen.
+    ///
+    /// - Parameter request: The request as the performer would be given it.
+    /// - Returns: The request with the cookies of its host.
+    public func requestAsSent(_ request: URLRequest) -> URLRequest {
+        request.addingEveryCookie(ofItsHostIn: cookieStorage)
     }
 
     /// Notes the cookies URLSession adds from the session's storage as credentials, so that logs and fixtures hide
