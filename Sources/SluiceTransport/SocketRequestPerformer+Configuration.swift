@@ -57,19 +57,22 @@ extension SocketRequestPerformer {
         ///
         /// Requests to a Unix domain socket, and with ``unixSocketPath``, never go through a proxy.
         public var proxies: Proxy.Settings
-        /// Where cookies are kept: every response's `Set-Cookie` fields, a redirect's included, are stored in it, and
-        /// the cookies it holds for a request's URL are sent with it; `HTTPCookieStorage.shared` by default, as
-        /// URLSession's default configuration does, `nil` for none.
+        /// Where cookies are kept: every response's `Set-Cookie` fields, a redirect's included, are stored there, and
+        /// the cookies it holds for a request's URL are sent with it; a store of each performer's own by default
+        /// (``Cookies-swift.struct/perPerformer``), so that no two clients share a cookie unless you pass them one
+        /// store.
         ///
         /// A request whose `httpShouldHandleCookies` is `false` gets no stored cookie, and its responses' cookies are
         /// not stored. A cookie the request names in its own `Cookie` field is sent as it gives it. On a redirect to
         /// another origin the request's own `Cookie` field is dropped; the stored cookies for the new URL are sent
         /// (domain, path, `Secure` and expiry as the storage and RFC 6265 match them).
-        public var cookieStorage: HTTPCookieStorage?
-        /// What sends the requests this performer does not send itself; a ``NetworkRequestPerformer`` by default.
+        public var cookies: Cookies
+        /// What sends the requests this performer does not send itself; `nil`, the default, for a
+        /// ``NetworkRequestPerformer`` made with the performer, on an ephemeral session that keeps its cookies in the
+        /// performer's store.
         ///
         /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
-        public var fallback: any RequestPerformer
+        public var fallback: (any RequestPerformer)?
 
         /// Creates a configuration; every parameter has the default its property documents.
         ///
@@ -90,8 +93,8 @@ extension SocketRequestPerformer {
         ///   - unixSocketPath: The socket every `http://` request goes to, if any.
         ///   - tls: How `https://` connections are secured.
         ///   - proxies: The proxies requests go through.
-        ///   - cookieStorage: Where cookies are kept, or `nil` for none.
-        ///   - fallback: What sends the schemes the performer does not.
+        ///   - cookies: Where cookies are kept.
+        ///   - fallback: What sends the schemes the performer does not; `nil` for URLSession.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
             connectTimeout: Duration? = .seconds(10),
@@ -109,8 +112,8 @@ extension SocketRequestPerformer {
             unixSocketPath: String? = nil,
             tls: TLSConfiguration = TLSConfiguration(),
             proxies: Proxy.Settings = .environment,
-            cookieStorage: HTTPCookieStorage? = .shared,
-            fallback: any RequestPerformer = NetworkRequestPerformer()
+            cookies: Cookies = .perPerformer,
+            fallback: (any RequestPerformer)? = nil
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
             self.connectTimeout = connectTimeout
@@ -128,7 +131,7 @@ extension SocketRequestPerformer {
             self.unixSocketPath = unixSocketPath
             self.tls = tls
             self.proxies = proxies
-            self.cookieStorage = cookieStorage
+            self.cookies = cookies
             self.fallback = fallback
         }
     }

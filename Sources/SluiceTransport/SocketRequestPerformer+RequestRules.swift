@@ -2,19 +2,61 @@ import Foundation
 
 /// The rules each hop of a request follows on its way: the cookies sent and stored, and the redirects followed.
 extension SocketRequestPerformer {
-    /// The request with the cookies of ``Configuration/cookieStorage`` for its URL, their values noted as credentials
-    /// so that logs and fixtures hide them.
+    /// The request with the cookies of ``cookieStorage`` for its URL, their values noted as credentials so that logs
+    /// and fixtures hide them.
     func withStoredCookies(_ request: URLRequest) -> URLRequest {
-        let hostCookies = request.storedCookies(in: configuration.cookieStorage)
+        let hostCookies = request.storedCookies(in: cookieStorage)
         for cookie in hostCookies {
             TransportScope.noteCredential(cookie.value)
         }
         return request.adding(hostCookies)
     }
 
-    /// Stores the cookies a response sets in ``Configuration/cookieStorage``, when the request handles cookies.
+    /// The request as the performer would send it now: with the stored cookies it would send, its `User-Agent` and
+    /// the `Accept-Encoding` of the codings it decodes, where the request has none of its own; for a URL the
+    /// performer does not serve, as the fallback would send it.
+    ///
+    /// A cache above the performer matches `Vary` against it (see <doc:HTTPCaching>). The fields that frame the
+    /// body, `Host` (the URL's authority) and a proxy's `Proxy-Authorization` are left out: they say nothing a
+    /// response varies on.
+    ///
+    /// - Parameter request: The request as the performer would be given it.
+    /// - Returns: The request with the cookies, `Accept-Encoding` and `User-Agent` it would be sent.
+    public func requestAsSent(_ request: URLRequest) -> URLRequest {
+        let served = request.url.flatMap { url in
+            Origin(url, unixSocketPath: configuration.unixSocketPath, servesHTTPS: handlesHTTPS)
+        }
+        guard served != nil else { return fallback.requestAsSent(request) }
+        return withHeadFields(request.addingStoredCookies(from: cookieStorage))
+    }
+
+    /// The request with the fields ``RequestHead`` adds when the request has none of its own: the `User-Agent`, and
+    /// the `Accept-Encoding` of the codings decoded here unless bodies are not decoded or the request asks for a
+    /// range.
+    func withHeadFields(_ request: URLRequest) -> URLRequest {
+        var request = request
+        if request.value(forHTTPHeaderField: "User-Agent") == nil {
+            request.setValue(RequestHead.defaultUserAgent, forHTTPHeaderField: "User-Agent")
+        }
+        if configuration.decompressesBodies, let offered = ContentCoding.acceptEncoding,
+            request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
+            request.value(forHTTPHeaderField: "Range") == nil
+        {
+            request.setValue(offered, forHTTPHeaderField: "Accept-Encoding")
+        }
+        return request
+    }
+
+    /// Reports the first hop of a request as it is sent, its cookies and head fields added, to the cache that
+    /// listens, if any.
+    func reportSent(_ withCookies: URLRequest) {
+        guard let report = TransportScope.sentRequest else { return }
+        report.note(withHeadFields(withCookies))
+    }
+
+    /// Stores the cookies a response sets in ``cookieStorage``, when the request handles cookies.
     func storeCookies(of response: some ResponseHead, for request: URLRequest) {
-        guard let storage = configuration.cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
+        guard let storage = cookieStorage, request.httpShouldHandleCookies, let url = request.url else {
             return
         }
         let values = response.headers.values(for: "Set-Cookie")

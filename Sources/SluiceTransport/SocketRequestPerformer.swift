@@ -45,9 +45,9 @@ import Foundation
 /// carries one request at a time (no pipelining). An idempotent request sent on a kept-alive connection that the
 /// server had closed meanwhile is sent once more on a new connection; a POST is not. Redirects are followed, up to
 /// ``Configuration/maximumRedirects``, dropping the `Authorization`, `Proxy-Authorization` and `Cookie` fields when
-/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does. Cookies are kept in
-/// ``Configuration/cookieStorage`` (`HTTPCookieStorage.shared` by default, as URLSession does) and sent on the requests
-/// and redirects they match. A request body of data is sent with its `Content-Length`, a stream with the
+/// a redirect leaves their origin, as ``NetworkRequestPerformer`` does. Cookies are kept in ``cookieStorage``, a store
+/// of the performer's own unless ``Configuration/cookies-swift.property`` names another, and sent on the requests and
+/// redirects they match. A request body of data is sent with its `Content-Length`, a stream with the
 /// `Content-Length` the request gives, or chunked without one; never both. A stream body is read on the event loop as
 /// the socket takes it, so it must not block for long: files and Sluice's multipart streams read from disk.
 ///
@@ -79,6 +79,14 @@ import Foundation
 public final class SocketRequestPerformer: RequestPerformer {
     /// The configuration the performer was made with.
     public let configuration: Configuration
+    /// Where the performer keeps cookies: a store of its own, made with it, unless
+    /// ``Configuration/cookies-swift.property`` names one; `nil` when it keeps none.
+    ///
+    /// Two performers never share it unless they were given the same store.
+    public let cookieStorage: HTTPCookieStorage?
+    /// What sends the requests the performer does not: the configuration's ``Configuration/fallback``, or URLSession
+    /// keeping its cookies in ``cookieStorage``.
+    let fallback: any RequestPerformer
     let pool: ConnectionPool
 
     /// Creates a performer with its own pool of connections.
@@ -100,6 +108,11 @@ public final class SocketRequestPerformer: RequestPerformer {
     ///   - tlsLibrary: The OpenSSL to use; `nil` to send `https://` to the fallback.
     package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
         self.configuration = configuration
+        let cookieStorage = configuration.cookies.storageForNewPerformer()
+        self.cookieStorage = cookieStorage
+        fallback =
+            configuration.fallback
+            ?? NetworkRequestPerformer(configuration: .ephemeral(keepingCookiesIn: cookieStorage))
         sendsDirectly = configuration.unixSocketPath != nil || configuration.proxies.namesNone
         httpsUnavailable =
             tlsLibrary == nil ? Self.httpsUnavailableReason ?? "this performer was given no OpenSSL" : nil
@@ -230,7 +243,7 @@ public final class SocketRequestPerformer: RequestPerformer {
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         try await followingRedirects(
             request,
-            fallback: configuration.fallback.perform,
+            fallback: fallback.perform,
             delivery: Exchange.Delivery.buffered
         )
     }
@@ -249,7 +262,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         // A redirect's own body is not wanted: dropping it closes its connection.
         try await followingRedirects(
             request,
-            fallback: configuration.fallback.stream,
+            fallback: fallback.stream,
             delivery: Exchange.Delivery.streamed
         )
     }
@@ -270,7 +283,7 @@ public final class SocketRequestPerformer: RequestPerformer {
         delivery: (CheckedContinuation<Response, any Error>) -> Exchange.Delivery
     ) async throws -> Response {
         var current = request
-        for _ in 0...configuration.maximumRedirects {
+        for hop in 0...configuration.maximumRedirects {
             // Without a proxy named, there is none to look up: most requests go directly.
             let proxy =
                 sendsDirectly ? nil : try current.url.map { url throws(SluiceError) in try self.proxy(for: url) } ?? nil
@@ -283,10 +296,16 @@ public final class SocketRequestPerformer: RequestPerformer {
                 )
             else {
                 try refuseFallbackWithoutTLSSettings(current)
-                return try await fallback(current)
+                guard hop > 0 else { return try await fallback(current) }
+                // The first hop was reported as sent; a redirect's hop must not take its place.
+                return try await TransportScope.$sentRequest.withValue(nil) { try await fallback(current) }
             }
             warnOfUncheckedCertificates(for: origin)
-            let response = try await exchange(withStoredCookies(current), origin: origin, delivery: delivery)
+            let outgoing = withStoredCookies(current)
+            if hop == 0 {
+                reportSent(outgoing)
+            }
+            let response = try await exchange(outgoing, origin: origin, delivery: delivery)
             storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
                 throw SluiceError(

@@ -51,6 +51,21 @@ extension URLRequest {
         return request
     }
 
+    /// The request with every cookie a storage holds for its host, whatever its path, scheme or
+    /// `httpShouldHandleCookies`, after those of its own `Cookie` field: a superset of what URLSession sends, for a
+    /// cache to tell cookie states apart.
+    ///
+    /// - Parameter storage: The storage; `nil` for none.
+    /// - Returns: The request with the cookies.
+    func addingEveryCookie(ofItsHostIn storage: HTTPCookieStorage?) -> URLRequest {
+        guard let storage, let url, let cookies = storage.cookies(for: url), !cookies.isEmpty else { return self }
+        let stored = cookies.map { "\($0.name)=\($0.value)" }
+        var request = self
+        let present = value(forHTTPHeaderField: "Cookie").map { [$0] } ?? []
+        request.setValue((present + stored).joined(separator: "; "), forHTTPHeaderField: "Cookie")
+        return request
+    }
+
     /// Whether a cookie's path matches a URL's (RFC 6265, 5.1.4), and a secure cookie goes over HTTPS only.
     static func matches(_ cookie: HTTPCookie, _ url: URL) -> Bool {
         let path = url.path.isEmpty ? "/" : url.path

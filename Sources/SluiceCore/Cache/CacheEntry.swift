@@ -60,17 +60,32 @@ struct CacheEntry: Sendable, Hashable {
         return names.sorted().map { Field(name: $0, value: requestValue(request, $0)) }
     }
 
+    /// The first field this response varies on whose value in `request` differs from its value in `other`, by the
+    /// response's `Vary` (and the `Authorization` every variant records); `nil` when they present the same.
+    static func firstDifference(
+        between request: URLRequest,
+        and other: URLRequest,
+        varyingOn responseHeaders: HTTPHeaders
+    ) -> String? {
+        guard let fields = variant(of: request, varyingOn: responseHeaders) else { return nil }
+        return fields.first { requestValue(other, $0.name) != $0.value }?.name
+    }
+
     /// Whether `request` presents the same values for the fields this response varies on (4.1).
     func matches(_ request: URLRequest) -> Bool {
         variant.allSatisfy { CacheEntry.requestValue(request, $0.name) == $0.value }
     }
 
     /// A request field's value as a variant records it: spaces and tabs around list members removed (commas inside
-    /// quoted strings, as in `Digest realm="a, b"`, separate nothing), and a credential replaced by its SHA-256 digest.
+    /// quoted strings, as in `Digest realm="a, b"`, separate nothing), a `Cookie`'s pairs sorted (a store hands its
+    /// cookies out in no fixed order), and a credential replaced by its SHA-256 digest.
     private static func requestValue(_ request: URLRequest, _ name: String) -> String? {
         guard let value = request.value(forHTTPHeaderField: name) else { return nil }
-        let normalised = FieldList.elements(of: value, omittingEmpty: false, quoting: .quotedStrings)
-            .joined(separator: ",")
+        let normalised =
+            name == "cookie"
+            ? value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .sorted().joined(separator: "; ")
+            : FieldList.elements(of: value, omittingEmpty: false, quoting: .quotedStrings).joined(separator: ",")
         guard name == "authorization" || name == "cookie" || name == "proxy-authorization" else { return normalised }
         return "sha256:" + SHA256.hash(normalised.utf8).hexadecimal
     }

@@ -2,9 +2,15 @@
 ///
 /// It makes the lookup, the call to the origin when one is needed, and stores what may be stored, with the outcome
 /// marked on the answer. The buffered and streamed forms differ only in `send`.
+///
+/// Variants are matched on `asSent`, the request as the performer below would send it, and stored only when the
+/// request the transport reports it sent agrees with it on every field the response varies on.
 struct CacheExchange: Sendable {
     let cache: HTTPCache
     let request: URLRequest
+    /// The request as the performer below the cache would send it (``RequestPerformer/requestAsSent(_:)``): with the
+    /// cookies and other fields it adds, which `Vary` is matched on.
+    let asSent: URLRequest
     let send: @Sendable (URLRequest) async throws -> CacheAnswer
 
     /// The statuses after which `stale-if-error` may serve a stored response (RFC 5861, 4).
@@ -33,6 +39,7 @@ struct CacheExchange: Sendable {
         let now = cache.now
         let lookup = CacheLookup.find(
             for: request,
+            sentAs: asSent,
             among: storage.entries(for: key),
             at: now,
             heuristicLimit: cache.heuristicLimit
@@ -92,7 +99,7 @@ struct CacheExchange: Sendable {
     /// Sends the request as it is and stores what may be stored.
     private func fetch() async throws -> CacheAnswer {
         let requestTime = cache.now
-        let answer = try await send(request)
+        let (answer, sent) = try await sendReporting(request)
         let responseTime = cache.now
         if method == "HEAD" {
             updateStoredGET(with: answer, requestTime: requestTime, responseTime: responseTime)
@@ -101,7 +108,14 @@ struct CacheExchange: Sendable {
         if answer.status.code == 304, CacheRules.isConditional(request) {
             return freshen(with: answer, requestTime: requestTime, responseTime: responseTime)
         }
-        return store(answer, requestTime: requestTime, responseTime: responseTime)
+        return store(answer, sent: sent, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// Sends a request, and returns the answer with the request the transport reports it sent, if it reports one
+    /// (Sluice's own transports do; see ``RequestPerformer/requestAsSent(_:)``).
+    private func sendReporting(_ request: URLRequest) async throws -> (answer: CacheAnswer, sent: URLRequest?) {
+        let (answer, sent) = try await SentRequestReport.run { try await send(request) }
+        return (answer, sent)
     }
 
     /// Validates a stored response with a conditional request (4.3.1) and uses the origin's answer (4.3.3): a `304`
@@ -118,8 +132,9 @@ struct CacheExchange: Sendable {
         }
         let requestTime = cache.now
         let answer: CacheAnswer
+        let sent: URLRequest?
         do {
-            answer = try await send(conditional)
+            (answer, sent) = try await sendReporting(conditional)
         } catch {
             if !(error is CancellationError), !Task.isCancelled, let stale = serveOnError(entry) { return stale }
             throw error
@@ -132,7 +147,7 @@ struct CacheExchange: Sendable {
             let unlabelled = answer.headers[.eTag] == nil && answer.headers[.lastModified] == nil
             guard (unlabelled && !ownConditions) || CacheRules.validators(of: answer.headers, match: entry) else {
                 // A 304 for a response this cache does not hold: ask again, without conditions.
-                return try await CacheExchange(cache: cache, request: stripped(request), send: send).fetch()
+                return try await withoutConditions.fetch()
             }
             let fresh = updatedEntry(entry, with: answer.headers, requestTime: requestTime, responseTime: responseTime)
             storage.updateHead(fresh)
@@ -140,12 +155,12 @@ struct CacheExchange: Sendable {
                 return answer.marked(.revalidated)
             }
             if let served = serve(fresh, at: responseTime, as: .revalidated) { return served }
-            return try await CacheExchange(cache: cache, request: stripped(request), send: send).fetch()
+            return try await withoutConditions.fetch()
         }
         if CacheExchange.errorStatuses.contains(answer.status.code), let stale = serveOnError(entry) {
             return stale
         }
-        return store(answer, requestTime: requestTime, responseTime: responseTime)
+        return store(answer, sent: sent, requestTime: requestTime, responseTime: responseTime)
     }
 
     /// The stored response in place of an error, when `stale-if-error` allows it.
@@ -154,6 +169,11 @@ struct CacheExchange: Sendable {
         guard CacheLookup.mayServeOnError(entry, for: request, at: now, heuristicLimit: cache.heuristicLimit)
         else { return nil }
         return serve(entry, at: now, as: .staleHit, "stale-if-error")
+    }
+
+    /// This exchange for the request without the preconditions it carries.
+    private var withoutConditions: CacheExchange {
+        CacheExchange(cache: cache, request: stripped(request), asSent: stripped(asSent), send: send)
     }
 
     /// The request without the preconditions it carries.
@@ -167,14 +187,21 @@ struct CacheExchange: Sendable {
     // MARK: - Storing
 
     /// Stores a response from the origin when it may be stored, its body as it passes through.
-    private func store(_ answer: CacheAnswer, requestTime: Date, responseTime: Date) -> CacheAnswer {
+    ///
+    /// It is stored under the fields it varies on as ``asSent`` has them, unless `sent`, the request the transport
+    /// reports it sent, has another value for one of them: a later request could then not be matched with the
+    /// request the response answered, and it is not stored.
+    private func store(_ answer: CacheAnswer, sent: URLRequest?, requestTime: Date, responseTime: Date) -> CacheAnswer {
         // A HEAD validated in the background ends here too: its response has no body to store.
         guard method == "GET" else { return answer.marked(.notStored, "\(method) responses are not stored") }
         if let reason = CacheRules.reasonNotStorable(request: request, status: answer.status, headers: answer.headers) {
             return answer.marked(.notStored, reason)
         }
+        if let sent, let field = CacheEntry.firstDifference(between: asSent, and: sent, varyingOn: answer.headers) {
+            return answer.marked(.notStored, CacheExchange.unseen(field))
+        }
         guard let key = CacheEntry.key(for: request.url),
-            let variant = CacheEntry.variant(of: request, varyingOn: answer.headers)
+            let variant = CacheEntry.variant(of: asSent, varyingOn: answer.headers)
         else { return answer.marked(.notStored, "Vary: * matches no later request") }
         let limit = cache.maximumEntrySize
         let tooLarge = "the body is larger than the \(limit) bytes an entry may hold"
@@ -218,6 +245,16 @@ struct CacheExchange: Sendable {
         }
     }
 
+    /// Why a response is not stored when the request was sent with a value of `field` the cache did not see.
+    static func unseen(_ field: String) -> String {
+        if field == "authorization" {
+            return "the request was sent with an Authorization added below the cache, which keys responses by it: "
+                + "put the cache inside the performer that adds it"
+        }
+        return "the response varies on \(field), whose value as sent differs from the one the cache matched on: "
+            + "a performer below the cache changed it without requestAsSent(_:) saying so, or it changed meanwhile"
+    }
+
     /// The stored variant the request selects, its head updated with a `304`'s or `HEAD` response's fields and the
     /// exchange's times (3.2, 4.3.4).
     private func updatedEntry(
@@ -239,7 +276,7 @@ struct CacheExchange: Sendable {
     private func freshen(with answer: CacheAnswer, requestTime: Date, responseTime: Date) -> CacheAnswer {
         guard let key = CacheEntry.key(for: request.url) else { return answer.marked(.notStored) }
         for entry in storage.entries(for: key)
-        where entry.matches(request) && CacheRules.validators(of: answer.headers, match: entry) {
+        where entry.matches(asSent) && CacheRules.validators(of: answer.headers, match: entry) {
             storage.updateHead(
                 updatedEntry(entry, with: answer.headers, requestTime: requestTime, responseTime: responseTime)
             )
@@ -252,7 +289,7 @@ struct CacheExchange: Sendable {
     /// differ (4.3.5).
     private func updateStoredGET(with answer: CacheAnswer, requestTime: Date, responseTime: Date) {
         guard answer.status.code == 200, let key = CacheEntry.key(for: request.url) else { return }
-        for entry in storage.entries(for: key) where entry.matches(request) {
+        for entry in storage.entries(for: key) where entry.matches(asSent) {
             let lengthDiffers = answer.headers[.contentLength].flatMap { Int($0) }.map { $0 != entry.bodySize } ?? false
             let validatorsGiven = answer.headers[.eTag] != nil || answer.headers[.lastModified] != nil
             if lengthDiffers || (validatorsGiven && !CacheRules.validators(of: answer.headers, match: entry)) {

@@ -12,19 +12,22 @@ enum CacheLookup: Sendable, Equatable {
 
     /// Chooses the stored response for `request` among the variants of its URL and says how it may be used.
     ///
-    /// The variant chosen is the most recent one whose `Vary` fields match (4.1). It is used without validation when
+    /// The variant chosen is the most recent one whose `Vary` fields match (4.1) those of `asSent`, the request as the
+    /// performer below the cache would send it (``RequestPerformer/requestAsSent(_:)``), its cookies included; the
+    /// directives are read from `request`. It is used without validation when
     /// it is fresh (4.2) and the request's `max-age` and `min-fresh` allow it, unless either side says `no-cache`
     /// (the request's `Pragma: no-cache` counts when it has no `Cache-Control`, 5.4); once stale, it is used only
     /// when `max-stale` (5.2.1.2) or `stale-while-revalidate` (RFC 5861, 3) allows it and neither `must-revalidate`
     /// nor `no-cache` forbid it (4.2.4).
     static func find(
         for request: URLRequest,
+        sentAs asSent: URLRequest,
         among entries: [CacheEntry],
         at now: Date,
         heuristicLimit: TimeInterval
     ) -> CacheLookup {
         guard !entries.isEmpty else { return .miss("uri-miss") }
-        let matching = entries.filter { $0.matches(request) }
+        let matching = entries.filter { $0.matches(asSent) }
         guard let entry = matching.max(by: { $0.dateValue < $1.dateValue }) else { return .miss("vary-miss") }
         var asked = CacheControl(request)
         if request.value(forHTTPHeaderField: "Cache-Control") == nil,

@@ -14,6 +14,11 @@
 /// `Cache-Status` field. A streamed body (``stream(_:)``) is stored as it passes through, up to
 /// ``HTTPCache/maximumEntrySize``, and never gathered whole for the cache's sake.
 ///
+/// `Vary` is matched on the request as the base performer would send it (``RequestPerformer/requestAsSent(_:)``), with
+/// the cookies of its store and the other fields it adds, so that clients with cookies of their own may share one
+/// cache; a response is not stored when the request the transport reports it sent differs there (see
+/// <doc:HTTPCaching#Variants-and-the-request-as-sent>).
+///
 /// Put it outside a retrying performer, so that a hit costs no attempt, and inside an observing one, so that events
 /// see what the cache did. A `stale-while-revalidate` response starts one revalidation in the background, under a
 /// ``RequestContext`` of its own.
@@ -40,7 +45,8 @@ public struct CachingPerformer: WrappingPerformer {
     /// - Throws: What the base performer throws, unless `stale-if-error` allows a stored response instead.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let base = self.base
-        let answer = try await CacheExchange(cache: cache, request: request) { request in
+        let asSent = base.requestAsSent(request)
+        let answer = try await CacheExchange(cache: cache, request: request, asSent: asSent) { request in
             CacheAnswer(try await base.perform(request))
         }.run()
         return HTTPResponse(
@@ -58,7 +64,8 @@ public struct CachingPerformer: WrappingPerformer {
     /// - Throws: What the base performer throws, unless `stale-if-error` allows a stored response instead.
     public func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
         let base = self.base
-        let answer = try await CacheExchange(cache: cache, request: request) { request in
+        let asSent = base.requestAsSent(request)
+        let answer = try await CacheExchange(cache: cache, request: request, asSent: asSent) { request in
             let response = try await base.stream(request)
             return CacheAnswer(
                 status: response.status,

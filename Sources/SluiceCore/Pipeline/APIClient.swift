@@ -56,10 +56,12 @@ public struct APIClient: Client {
     /// The performer a client uses when it is given none.
     ///
     /// On Linux, a ``SocketRequestPerformer``: Sluice's own HTTP/1.1 transport, with HTTPS from the system's OpenSSL,
-    /// the environment's proxies, compressed bodies and `HTTPCookieStorage.shared`, handing what it does not send
-    /// itself (another scheme; `https://` where OpenSSL cannot be loaded) to a ``NetworkRequestPerformer``. On Apple
-    /// platforms a ``NetworkRequestPerformer``: URLSession there uses the system's TLS, trust settings, proxies and
-    /// HTTP/2, and costs little. To choose, pass the performer:
+    /// the environment's proxies and compressed bodies, handing what it does not send itself (another scheme;
+    /// `https://` where OpenSSL cannot be loaded) to a ``NetworkRequestPerformer``. On Apple platforms a
+    /// ``NetworkRequestPerformer``: URLSession there uses the system's TLS, trust settings, proxies and HTTP/2, and
+    /// costs little. Either way the performer keeps its cookies in a store of its own, in memory: two clients made
+    /// with the default never send each other's cookies (see <doc:Transports#Cookies> to share one). To choose, pass
+    /// the performer:
     ///
     /// ```swift
     /// let onURLSession = APIClient(requestPerformer: NetworkRequestPerformer())

@@ -64,6 +64,27 @@ public protocol RequestPerformer: Sendable {
         protocols: [String],
         configuration: WebSocket.Configuration
     ) async throws -> WebSocket
+
+    /// The request as this performer would send it now: with the header fields it adds of its own, such as the
+    /// cookies of its store, the `Accept-Encoding` of what it decodes and its `User-Agent`.
+    ///
+    /// It sends nothing. A cache above the performer (``CachingPerformer``) matches a stored response's `Vary` against
+    /// it, so that a response that varies on `Cookie` is served only to a request that would carry the same cookies.
+    /// A performer that adds no field keeps the default, which returns the request as it is; one that conforms to
+    /// ``WrappingPerformer`` asks the performer it wraps by default, so a decorator of yours that adds a field below a
+    /// cache makes the same change here and passes the result on:
+    ///
+    /// ```swift
+    /// func requestAsSent(_ request: URLRequest) -> URLRequest {
+    ///     var request = request
+    ///     request.setValue("Catalog/2.1", forHTTPHeaderField: "User-Agent")
+    ///     return base.requestAsSent(request)
+    /// }
+    /// ```
+    ///
+    /// - Parameter request: The request as the performer would be given it.
+    /// - Returns: The request with the fields the performer, and those below it, would add.
+    func requestAsSent(_ request: URLRequest) -> URLRequest
 }
 
 extension RequestPerformer {
@@ -96,6 +117,14 @@ extension RequestPerformer {
                 "\(Self.self) does not open WebSockets (a decorator passes them on to the performer it wraps when it conforms to WrappingPerformer)",
             request: request
         )
+    }
+
+    /// The request as it is: a performer that adds no header field of its own sends what it is given.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The same request.
+    public func requestAsSent(_ request: URLRequest) -> URLRequest {
+        request
     }
 
     /// Opens a WebSocket with the default ``WebSocket/Configuration``.
@@ -149,5 +178,14 @@ extension WrappingPerformer {
         configuration: WebSocket.Configuration
     ) async throws -> WebSocket {
         try await base.webSocket(request, protocols: protocols, configuration: configuration)
+    }
+
+    /// The request as the base performer would send it: a decorator that adds a field of its own implements this
+    /// too, to add it before asking the base.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: What the base performer's ``RequestPerformer/requestAsSent(_:)`` returns.
+    public func requestAsSent(_ request: URLRequest) -> URLRequest {
+        base.requestAsSent(request)
     }
 }

@@ -43,6 +43,12 @@ package enum TransportScope {
         current?.uploadProgress ?? upload
     }
 
+    /// Where the transport reports the request as it sends it, to the cache above it; `nil` when no cache listens,
+    /// and the transport then reports nothing.
+    ///
+    /// ``SentRequestReport/run(_:)`` binds it around a call to the performer below a cache.
+    @TaskLocal package static var sentRequest: SentRequestReport?
+
     /// Notes a value the transport sends for the current request, so that it is hidden; nothing outside a scope.
     ///
     /// - Parameter credential: The value.
@@ -55,5 +61,44 @@ package enum TransportScope {
     /// - Parameter warning: What to say, one line.
     package static func noteWarning(_ warning: String) {
         current?.noteWarning(warning)
+    }
+}
+
+/// The request a transport sent, as it reports it to a cache above it, so that the cache stores a response under the
+/// fields the server saw.
+///
+/// The transport reports the request it was given as ``RequestPerformer/requestAsSent(_:)`` makes it, at the moment it
+/// sends it: the cache compares the fields a response varies on with those it computed itself before sending, and
+/// stores nothing when they differ (a performer between them added one, or the cookies changed meanwhile). A report
+/// inside another passes what it is told on to the outer one, so that a cache above a cache hears it too.
+package final class SentRequestReport: Sendable {
+    private let sent = Locked<URLRequest?>(nil)
+    private let outer: SentRequestReport?
+
+    private init(outer: SentRequestReport?) {
+        self.outer = outer
+    }
+
+    /// Runs `operation` with a report of its own bound, and returns its result with the last request the transport
+    /// reported while it ran, if any.
+    ///
+    /// - Parameter operation: The call to the performer below the cache.
+    /// - Returns: Its result, and the request as sent, or `nil` when no transport reported one.
+    /// - Throws: What `operation` throws.
+    package static func run<Result: Sendable>(
+        _ operation: () async throws -> Result
+    ) async throws -> (result: Result, sent: URLRequest?) {
+        let report = SentRequestReport(outer: TransportScope.sentRequest)
+        let result = try await TransportScope.$sentRequest.withValue(report) { try await operation() }
+        return (result, report.sent.withLock { $0 })
+    }
+
+    /// Notes the request as the transport sends it; the last note wins, so a retry below the cache reports its last
+    /// attempt.
+    ///
+    /// - Parameter request: The request, with the fields the transport adds.
+    package func note(_ request: URLRequest) {
+        sent.withLock { $0 = request }
+        outer?.note(request)
     }
 }

@@ -137,7 +137,9 @@ package struct RequestHead {
             append("\r\n")
         }
         if !hasUserAgent {
-            append("User-Agent: Sluice\r\n")
+            append("User-Agent: ")
+            append(Self.defaultUserAgent)
+            append("\r\n")
         }
         for (name, value) in fields {
             append(name)
@@ -148,6 +150,9 @@ package struct RequestHead {
         append("\r\n")
         bytes = Data(head)
     }
+
+    /// The `User-Agent` of a request that sets none.
+    package static let defaultUserAgent = "Sluice"
 
     /// The path and query as the request line carries them, percent-encoded as in the URL; `/` for an empty path.
     static func requestTarget(of url: URL?) -> String {

@@ -4,8 +4,9 @@
 /// certificate pinning or metrics). On a session of its own, the performer follows redirects but drops the
 /// `Authorization`, `Proxy-Authorization` and `Cookie` headers when a redirect leaves the origin (scheme, host and
 /// port) they were sent to, and sends the cookies stored for a redirect's URL on it (those the redirect response set
-/// included), as URLSession does without a delegate; on a given session, the session's delegate decides. The cookies a
-/// request carries from the session's storage are noted in its ``RequestContext`` as credentials
+/// included), as URLSession does without a delegate; on a given session, the session's delegate decides. Cookies are
+/// kept in ``cookieStorage``, the configuration's: for the default, `.ephemeral`, a store of the performer's own that
+/// no other performer sees. The cookies a request carries from the session's storage are noted in its ``RequestContext`` as credentials
 /// (``RequestContext/noteCredential(_:)``), so that logs and fixtures hide them wherever they appear. Cancelling the
 /// task that awaits ``perform(_:)`` cancels the URLSession task at once. A response body larger than
 /// ``maximumBodySize`` fails the request with a ``SluiceError/Code/transport`` error that says so; on a session of its
@@ -34,21 +35,27 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// The most bytes of a streamed body held for a reader that is behind; see ``stream(_:)``.
     public let streamBufferLimit: Int
 
+    /// Where the performer's session keeps cookies: its configuration's `httpCookieStorage`, or `nil` when the
+    /// configuration sets no cookies (`httpShouldSetCookies` is `false`).
+    ///
+    /// For the default configuration, `.ephemeral`, a store of the performer's own, in memory: each read of
+    /// `URLSessionConfiguration.ephemeral` makes a new one, so two default performers never share a cookie. Performers
+    /// made from one configuration object share its store, as URLSession's sessions do; so do those given
+    /// `.default`, whose store is `HTTPCookieStorage.shared`.
+    public let cookieStorage: HTTPCookieStorage?
+
     private let session: URLSession
     private let tasks: TaskTable
     private let ownsSession: Bool
-    /// The session's cookie storage, when the session sends stored cookies; read once, since the session's
-    /// configuration is a copy each time it is asked for.
-    private let cookieStorage: HTTPCookieStorage?
     /// The session's `timeoutIntervalForRequest`, for requests left at `URLRequest`'s default timeout.
     private let sessionTimeout: TimeInterval
 
     /// Creates a performer with its own session.
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration; `.ephemeral` by default (no cookies or cache on disk). Its
-    ///     `urlCache` is not used: the performer's session has none, and caching is the job of ``HTTPCache``
-    ///     (``RequestPerformer/cached(in:)``).
+    ///   - configuration: The session configuration; `.ephemeral` by default (no cookies or cache on disk, and a
+    ///     cookie store of the performer's own; see ``cookieStorage``). Its `urlCache` is not used: the performer's
+    ///     session has none, and caching is the job of ``HTTPCache`` (``RequestPerformer/cached(in:)``).
     ///   - maximumBodySize: The largest response body accepted, in bytes; 64 MiB by default.
     ///   - streamBufferLimit: The most bytes of a streamed body held for a reader that is behind; 64 MiB by default,
     ///     as for a whole body.
@@ -199,6 +206,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
         }
         sent = sent.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: sent)
+        TransportScope.sentRequest?.note(requestAsSent(request))
         return (sent, timeout, upload)
     }
 
@@ -278,6 +286,21 @@ extension NetworkRequestPerformer {
             request.httpBody.map { Int64($0.count) }
             ?? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         return (report, expected)
+    }
+
+    /// The request as the performer hands it to URLSession, with every cookie ``cookieStorage`` holds for its host
+    /// after those of its own `Cookie` field.
+    ///
+    /// A cache above the performer matches `Vary` against it (see <doc:HTTPCaching>). The cookies are those of the
+    /// host whatever their path, and whatever the request's `httpShouldHandleCookies` says: at least what URLSession
+    /// sends (FoundationNetworking sends them all), so that two requests that would go with different cookies never
+    /// look alike. The fields URLSession adds itself, the same on every request of the process (`User-Agent`,
+    /// `Accept-Encoding`, `Accept-Language`), are not seen.
+    ///
+    /// - Parameter request: The request as the performer would be given it.
+    /// - Returns: The request with the cookies of its host.
+    public func requestAsSent(_ request: URLRequest) -> URLRequest {
+        request.addingEveryCookie(ofItsHostIn: cookieStorage)
     }
 
     /// Notes the cookies URLSession adds from the session's storage as credentials, so that logs and fixtures hide

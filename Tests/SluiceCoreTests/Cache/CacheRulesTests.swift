@@ -86,6 +86,23 @@ import Testing
         #expect(!entry.variantID.contains("secret"))
     }
 
+    /// 4.1: a Cookie's pairs are matched in any order, since a store hands its cookies out in none; its value is
+    /// stored hashed.
+    @Test func matchesCookiesInAnyOrder() throws {
+        let request = F.request(["Cookie": "b=2; a=1"])
+        let variant = try #require(CacheEntry.variant(of: request, varyingOn: ["Vary": "Cookie"]))
+        var entry = F.entry([:])
+        entry.variant = variant
+        #expect(entry.matches(F.request(["Cookie": "a=1;b=2"])))
+        #expect(!entry.matches(F.request(["Cookie": "a=1; b=3"])))
+        #expect(!entry.matches(F.request(["Cookie": "a=1"])))
+        #expect(!entry.matches(F.request()))
+        #expect(!entry.variantID.contains("a=1"))
+        let other = F.request(["Cookie": "a=1; b=3"])
+        #expect(CacheEntry.firstDifference(between: request, and: other, varyingOn: ["Vary": "Cookie"]) == "cookie")
+        #expect(CacheEntry.firstDifference(between: request, and: other, varyingOn: [:]) == nil)
+    }
+
     /// 4.3.4 and RFC 9110 8.8.3.2: which stored response a 304 describes.
     @Test(arguments: [
         (["ETag": "\"a\""], ["ETag": "\"a\""], true),

@@ -75,4 +75,32 @@ struct HTTPBinCacheTests {
         clock.advance(by: .seconds(61))
         #expect(try await get(path, ["Cache-Control": "max-stale=600"]).cacheOutcome?.kind == .miss)
     }
+
+    /// Two clients, each with the cookie store of its own performer, share one cache: a `Vary: Cookie` response
+    /// stored for one is not served to the other, on either transport, and each is then served its own.
+    @Test(arguments: ["sockets", "urlSession"])
+    func servesEachCookieStateItsOwnVariant(_ transport: String) async throws {
+        let cache = HTTPCache(clock: clock)
+        func client() -> CachingPerformer {
+            let performer: any RequestPerformer =
+                transport == "sockets" ? SocketRequestPerformer() : NetworkRequestPerformer()
+            return performer.cached(in: cache)
+        }
+        let alice = client()
+        let bob = client()
+        let nobody = client()
+        func get(_ performer: CachingPerformer, _ path: String) async throws -> HTTPResponse {
+            try await performer.perform(URLRequest(url: try #require(URL(string: path, relativeTo: base))))
+        }
+        _ = try await get(alice, "/cookies/set?session=alice")
+        _ = try await get(bob, "/cookies/set?session=bob")
+        let varying = "/response-headers?Vary=Cookie&Cache-Control=private%2C%20max-age%3D60"
+        #expect(try await get(alice, varying).cacheOutcome?.kind == .miss)
+        let bobs = try await get(bob, varying)
+        #expect(bobs.cacheOutcome == HTTPCache.Outcome(.miss), "one client was served another's variant")
+        #expect(try await get(nobody, varying).cacheOutcome?.kind == .miss)
+        #expect(try await get(alice, varying).cacheOutcome?.kind == .hit)
+        #expect(try await get(bob, varying).cacheOutcome?.kind == .hit)
+        #expect(try await get(nobody, varying).cacheOutcome?.kind == .hit)
+    }
 }

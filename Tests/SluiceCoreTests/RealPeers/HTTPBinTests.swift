@@ -134,8 +134,8 @@ struct HTTPBinTests {
     /// Sluice's own transport stores the cookie httpbin's `/cookies/set` sets on its redirect, sends it on the redirect
     /// to `/cookies` and on later requests, and forgets it when `/cookies/delete` expires it.
     @Test func keepsTheCookiesHTTPBinSetsOnSluicesTransport() async throws {
-        let storage = try #require(URLSessionConfiguration.ephemeral.httpCookieStorage)
-        let performer = SocketRequestPerformer(configuration: .init(cookieStorage: storage))
+        let performer = SocketRequestPerformer()
+        let storage = try #require(performer.cookieStorage)
         func cookies(_ path: String, _ query: String) async throws -> [String: String] {
             var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)
             components?.percentEncodedQuery = query

@@ -19,7 +19,7 @@ import FoundationNetworking
     init() throws {
         server = try LoopbackServer()
         storage = try #require(URLSessionConfiguration.ephemeral.httpCookieStorage)
-        performer = SocketRequestPerformer(configuration: .init(cookieStorage: storage))
+        performer = SocketRequestPerformer(configuration: .init(cookies: .stored(in: storage)))
         server.route("GET", "/set") { _ in
             LoopbackServer.Response.text("set")
                 .addingHeader("Set-Cookie", "plain=1; Path=/")
@@ -87,7 +87,8 @@ import FoundationNetworking
     }
 
     @Test func noStorageKeepsNothing() async throws {
-        let bare = SocketRequestPerformer(configuration: .init(cookieStorage: nil))
+        let bare = SocketRequestPerformer(configuration: .init(cookies: .disabled))
+        #expect(bare.cookieStorage == nil)
         _ = try await bare.perform(URLRequest(url: server.url("/set")))
         #expect(
             String(decoding: try await bare.perform(URLRequest(url: server.url("/show"))).body, as: UTF8.self)

@@ -51,10 +51,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
                 configuration: SocketRequestPerformer.Configuration(
                     maximumConnectionsPerOrigin: 50,
                     maximumBodySize: maximumBodySize,
-                    streamReadAhead: min(streamBufferLimit, 256 << 10),
-                    // A jar of its own, as URLSession's ephemeral configuration has: the shared one would carry the
-                    // cookies of one test's server to every other server on 127.0.0.1.
-                    cookieStorage: URLSessionConfiguration.ephemeral.httpCookieStorage
+                    streamReadAhead: min(streamBufferLimit, 256 << 10)
                 )
             )
         }

@@ -34,6 +34,40 @@ import Testing
         #expect(server.requestCount == 1)
     }
 
+    /// "Variants and the request as sent": two clients with cookies of their own share one cache, and each is served
+    /// its own variant of a `Vary: Cookie` response.
+    @Test func sharesACacheBetweenClientsWithCookiesOfTheirOwn() async throws {
+        struct Fetch: Request {
+            typealias ResponseObject = Data
+            let url: URL
+            func build() throws -> URLRequest { URLRequest(url: url) }
+        }
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/login") { request in
+            let user = request.queryItems.first?.value ?? "nobody"
+            return LoopbackServer.Response.text("in").addingHeader("Set-Cookie", "session=\(user); Path=/")
+        }
+        server.route("/me") { request in
+            LoopbackServer.Response.text(request.header("Cookie") ?? "nobody")
+                .addingHeader("Cache-Control", "private, max-age=60").addingHeader("Vary", "Cookie")
+        }
+
+        let shared = HTTPCache()
+        let alice = APIClient(requestPerformer: SocketRequestPerformer().cached(in: shared))
+        let bob = APIClient(requestPerformer: SocketRequestPerformer().cached(in: shared))
+        // A `Vary: Cookie` response stored for Alice's cookies is never served for Bob's.
+
+        _ = try await alice.perform(Fetch(url: server.url("/login?user=alice")))
+        _ = try await bob.perform(Fetch(url: server.url("/login?user=bob")))
+        let me = Fetch(url: server.url("/me"))
+        for _ in 0..<2 {
+            #expect(try await alice.perform(me) == Data("session=alice".utf8))
+            #expect(try await bob.perform(me) == Data("session=bob".utf8))
+        }
+        #expect(server.requestCount == 4)
+    }
+
     /// The article's snippet, with its checks.
     private func snippet() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-cache")

@@ -52,6 +52,34 @@ import FoundationNetworking
         }
     }
 
+    /// "Cookies": two clients made with the default keep a store each.
+    @Test func cookiesOfEachClientsOwn() async throws {
+        let server = try LoopbackServer()
+        server.route("/login") { _ in
+            LoopbackServer.Response.text("in").addingHeader("Set-Cookie", "session=a; Path=/")
+        }
+        server.route("/whoami") { request in .text(request.header("Cookie") ?? "(none)") }
+        struct Fetch: Request {
+            typealias ResponseObject = Data
+            let url: URL
+            func build() throws -> URLRequest { URLRequest(url: url) }
+        }
+        let alice = APIClient(requestPerformer: SocketRequestPerformer())
+        let bob = APIClient(requestPerformer: SocketRequestPerformer())  // none of Alice's cookies
+        _ = try await alice.perform(Fetch(url: server.url("/login")))
+        #expect(try await alice.perform(Fetch(url: server.url("/whoami"))) == Data("session=a".utf8))
+        #expect(try await bob.perform(Fetch(url: server.url("/whoami"))) == Data("(none)".utf8))
+    }
+
+    /// Compiled, not run: it would write to the process's shared store, which on Linux keeps a file.
+    func cookiesShared() {
+        let sharing = SocketRequestPerformer.Configuration(cookies: .shared)
+        let web = APIClient(requestPerformer: SocketRequestPerformer(configuration: sharing))
+        let api = APIClient(requestPerformer: SocketRequestPerformer(configuration: sharing))  // web's cookies too
+        let none = SocketRequestPerformer(configuration: .init(cookies: .disabled))
+        print(web, api, none)
+    }
+
     /// "The event loop": a task on a loop's executor polls an endpoint.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aTaskOnALoop() async throws {

@@ -40,6 +40,25 @@ extension AttemptHeaderPerformer {
     }
 }
 
+private struct TenantPerformer: WrappingPerformer {
+    let base: any RequestPerformer
+    let tenant: String
+
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        try await base.perform(withTenant(request))
+    }
+
+    func requestAsSent(_ request: URLRequest) -> URLRequest {
+        base.requestAsSent(withTenant(request))
+    }
+
+    private func withTenant(_ request: URLRequest) -> URLRequest {
+        var request = request
+        request.setValue(tenant, forHTTPHeaderField: "X-Tenant")
+        return request
+    }
+}
+
 private struct SigningPerformer: RequestPerformer {
     let base: any RequestPerformer
     let keyID: String
@@ -151,6 +170,26 @@ private struct Pay: Request {
         )
         _ = try await client.perform(Pay(url: try #require(URL(string: "https://api.example.com/payments"))))
         #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
+    }
+
+    /// "Fields a cache above you should see": one cache above two tenants keeps a variant for each.
+    @Test func letsACacheAboveSeeTheTenant() async throws {
+        let server = try LoopbackServer()
+        server.route("/catalog") { request in
+            LoopbackServer.Response.text("catalog of \(request.header("X-Tenant") ?? "nobody")")
+                .addingHeader("Cache-Control", "max-age=60")
+                .addingHeader("Vary", "X-Tenant")
+        }
+        let cache = HTTPCache()
+        let acme = TenantPerformer(base: SocketRequestPerformer(), tenant: "acme").cached(in: cache)
+        let globex = TenantPerformer(base: SocketRequestPerformer(), tenant: "globex").cached(in: cache)
+        let request = URLRequest(url: server.url("/catalog"))
+        #expect(try await acme.perform(request).cacheOutcome?.kind == .miss)
+        #expect(try await globex.perform(request).body == Data("catalog of globex".utf8))
+        let hit = try await acme.perform(request)
+        #expect(hit.cacheOutcome?.kind == .hit)
+        #expect(hit.body == Data("catalog of acme".utf8))
+        #expect(server.requestCount == 2)
     }
 
     @Test func marksTheWebSocketHandshake() async throws {
