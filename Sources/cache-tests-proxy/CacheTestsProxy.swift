@@ -71,7 +71,7 @@ struct CacheRelay: Sendable {
         }
         self.origin = root
         let transport = SocketRequestPerformer(
-            configuration: .init(decompressesBodies: false, maximumRedirects: 0, proxies: .none, cookieStorage: nil)
+            configuration: .init(decompressesBodies: false, maximumRedirects: 0, proxies: .none, cookies: .disabled)
         )
         performer = transport.cached(in: HTTPCache(store: .memory(limit: 64 << 20)))
     }

@@ -130,7 +130,7 @@ import FoundationNetworking
         var request = URLRequest(url: server.url("/flaky"))
         request.httpMethod = "PUT"
         request.setBody { Self.words(3) }
-        let performer = kind.makePerformer().retrying(.init(maximumAttempts: 2, randomFraction: { 0 }))
+        let performer = kind.makePerformer().retrying(.init(maximumAttempts: 2, deadline: nil, randomFraction: { 0 }))
         let response = try await performer.perform(request)
         #expect(String(decoding: response.body, as: UTF8.self) == "got 0 1 2 ")
         #expect(attempts.withLock { $0 } == 2)
@@ -144,7 +144,7 @@ import FoundationNetworking
         var request = URLRequest(url: server.url("/unavailable"))
         request.httpMethod = "PUT"
         request.setBody(Self.words(3))
-        let performer = kind.makePerformer().retrying(.init(maximumAttempts: 2, randomFraction: { 0 }))
+        let performer = kind.makePerformer().retrying(.init(maximumAttempts: 2, deadline: nil, randomFraction: { 0 }))
         let before = server.requestCount
         let error = await #expect(throws: SluiceError.self) { try await performer.perform(request) }
         #expect(
