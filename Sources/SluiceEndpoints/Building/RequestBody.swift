@@ -44,6 +44,24 @@ public struct RequestBody: Sendable {
     ) -> RequestBody {
         RequestBody(content: .stream(length: length, make: make), contentType: contentType)
     }
+
+    /// A body that an async sequence of byte chunks produces, made afresh for each attempt, so that a retry or a
+    /// replay after 401 sends it again from the start (see `URLRequest.setBody(length:_:)`).
+    ///
+    /// - Parameters:
+    ///   - length: The length in bytes, sent as `Content-Length` when known; every sequence made must give exactly
+    ///     that many, and a `Content-Length` the definition sets must be the same.
+    ///   - contentType: The media type.
+    ///   - makeBytes: Makes the body's chunks (`Data`, `[UInt8]`…), from the start; called once per attempt.
+    /// - Returns: The body.
+    public static func bytes<Bytes: AsyncSequence & SendableMetatype>(
+        length: Int?,
+        contentType: String?,
+        _ makeBytes: @escaping @Sendable () -> Bytes
+    ) -> RequestBody where Bytes.Element: Collection, Bytes.Element.Element == UInt8 {
+        let source = AsyncBodyStream.Source(making: makeBytes)
+        return .stream(length: length, contentType: contentType) { AsyncBodyStream(source) }
+    }
 }
 
 extension RequestBody {

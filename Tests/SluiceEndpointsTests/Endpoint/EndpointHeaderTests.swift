@@ -58,6 +58,7 @@ struct TextBodyEncoder: RequestBody.Encoder {
         case data
         case stream
         case streamOfUnknownLength
+        case asyncSequence
     }
 
     var kind: Kind
@@ -68,6 +69,13 @@ struct TextBodyEncoder: RequestBody.Encoder {
         case .data: return .data(data, contentType: "text/plain")
         case .stream: return .stream(length: data.count, contentType: "text/plain") { InputStream(data: data) }
         case .streamOfUnknownLength: return .stream(length: nil, contentType: "text/plain") { InputStream(data: data) }
+        case .asyncSequence:
+            return .bytes(length: data.count, contentType: "text/plain") {
+                AsyncStream { continuation in
+                    continuation.yield(data)
+                    continuation.finish()
+                }
+            }
         }
     }
 }
@@ -134,6 +142,8 @@ private struct BadName: Endpoint {
             ("5", .stream, "5"),
             (nil, .streamOfUnknownLength, nil),
             ("5", .streamOfUnknownLength, "5"),
+            (nil, .asyncSequence, "5"),
+            ("5", .asyncSequence, "5"),
             (nil, .data, nil),
             ("5", .data, "5"),
         ] as [(String?, TextBodyEncoder.Kind, String?)]
@@ -147,12 +157,14 @@ private struct BadName: Endpoint {
         let request = try endpoint.build(on: exampleAPI)
         #expect(request.value(forHTTPHeaderField: "Content-Length") == sent)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+        #expect((request.httpBodyStream is AsyncBodyStream) == (kind == .asyncSequence))
     }
 
     @Test(arguments: [
         ("7", TextBodyEncoder.Kind.stream),
         ("7", .data),
         ("five", .stream),
+        ("7", .asyncSequence),
         ("", .data),
     ])
     func rejectsAContentLengthOfTheDefinitionThatIsNotTheBodys(_ header: String, _ kind: TextBodyEncoder.Kind) throws {
