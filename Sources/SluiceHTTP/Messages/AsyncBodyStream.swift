@@ -9,9 +9,10 @@ import FoundationNetworking
 ///
 /// The sequence runs in a task of its own, started when the transport opens the stream, and at most two chunks wait
 /// between it and the socket: the producer runs at the speed the socket drains. Sluice's own transport takes the
-/// chunks without blocking its event loop (``Channel/take(whenReady:)``) and writes them as they come; URLSession
-/// reads the stream as an `InputStream`, which blocks its reading thread until the next chunk, for at most
-/// ``Channel/waitLimit``.
+/// chunks without blocking its event loop (``Channel/take(whenReady:)``) and writes them as they come. A transport
+/// that cannot wait without blocking a thread others need (URLSession on Linux) collects the body whole first
+/// (``Channel/collect(upTo:)``); any other reader of the `InputStream` blocks in `read` until the next chunk, for at
+/// most ``Channel/waitLimit``.
 ///
 /// An `InputStream` is opened once, so each attempt at a request (a retry, a replay after 401, a redirect that keeps
 /// the body) sends a stream of its own, made with ``forAttempt()`` from the same ``Source``: a source that makes a

@@ -133,10 +133,14 @@ public final class NetworkRequestPerformer: RequestPerformer {
 
     /// Sends a request and returns its response, whatever the status.
     ///
+    /// A body from an async sequence (`URLRequest.setBody(_:length:)`) is collected whole before URLSession is handed
+    /// the request, up to ``maximumAsyncBodySize``, and sent with its `Content-Length`.
+    ///
     /// - Parameter request: The request to send.
     /// - Returns: The status, headers and body.
     /// - Throws: `URLError` when the transfer fails (`.timedOut`, `.cancelled` when the calling task was
-    ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``.
+    ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``, or when
+    ///   an async body fails, is longer than ``maximumAsyncBodySize`` or is not its `Content-Length`.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
         let (request, timeout, upload) = try await prepare(request)
         let tasks = self.tasks

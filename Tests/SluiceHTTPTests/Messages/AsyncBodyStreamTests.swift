@@ -176,6 +176,22 @@ import Testing
         #expect(error?.message == "the request body was closed before its end")
     }
 
+    /// A body collected whole stops at its limit with an error naming it, and stops the producer.
+    @Test func collectingStopsAtTheLimit() async throws {
+        let stream = AsyncBodyStream(.init(once: Self.chunks(10, size: 4)))
+        stream.open()
+        let error = await #expect(throws: SluiceError.self) { try await stream.channel.collect(upTo: 10) }
+        #expect(
+            error?.message
+                == "the request body's async sequence gave more than 10 bytes, the most this transport holds to send it whole"
+        )
+        #expect(stream.channel.failure?.message == error?.message)
+
+        let whole = AsyncBodyStream(.init(once: Self.chunks(3, size: 2)))
+        whole.open()
+        #expect(try await whole.channel.collect(upTo: 6) == Data([0, 0, 1, 1, 2, 2]))
+    }
+
     /// A blocking reader waits for the producer no longer than its limit, and then fails as timed out.
     @Test func aBlockingReadWaitsNoLongerThanItsLimit() async throws {
         let silent = AsyncStream<[UInt8]> { _ in }
