@@ -14,13 +14,14 @@ extension Gauge {
     ///
     /// - Parameters:
     ///   - what: What is awaited, for the failure message.
-    ///   - timeout: The longest to wait, in real time; 30 seconds by default.
+    ///   - timeout: The longest to wait, in real time; 2 minutes by default, which a busy machine does not reach where the
+    ///     code is right.
     ///   - condition: What the count must satisfy; called with the gauge's lock held.
     /// - Throws: ``WaitTimeout`` naming `what` and the count when the condition does not hold within `timeout`, or
     ///   `CancellationError` when the waiting task is cancelled.
     package func wait(
         for what: String,
-        timeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(120),
         until condition: @escaping @Sendable (Int) -> Bool
     ) async throws {
         try await bounded(

@@ -65,10 +65,11 @@ package final class Signal: Sendable {
     ///
     /// - Parameters:
     ///   - count: How often the signal must have fired; 1 by default.
-    ///   - timeout: The longest to wait, in real time; 30 seconds by default.
+    ///   - timeout: The longest to wait, in real time; 2 minutes by default, which a busy machine does not reach where the
+    ///     code is right.
     /// - Throws: ``WaitTimeout`` naming what was awaited when the signal has not fired `count` times within
     ///   `timeout`, or `CancellationError` when the waiting task is cancelled.
-    package func wait(count: Int = 1, timeout: Duration = .seconds(30)) async throws {
+    package func wait(count: Int = 1, timeout: Duration = .seconds(120)) async throws {
         try await bounded(by: timeout, timedOut: timedOut(after: timeout, count: count)) { [fired] in
             try await fired.wait(until: { $0 >= count })
         }
@@ -79,10 +80,11 @@ package final class Signal: Sendable {
     ///
     /// - Parameters:
     ///   - count: How often the signal must have fired; 1 by default.
-    ///   - timeout: The longest to wait, in real time; 30 seconds by default.
+    ///   - timeout: The longest to wait, in real time; 2 minutes by default, which a busy machine does not reach where the
+    ///     code is right.
     /// - Throws: ``WaitTimeout`` naming what was awaited when the signal has not fired `count` times within
     ///   `timeout`.
-    package func block(count: Int = 1, timeout: Duration = .seconds(30)) throws {
+    package func block(count: Int = 1, timeout: Duration = .seconds(120)) throws {
         let semaphore = DispatchSemaphore(value: 0)
         let id = blocked.withLock { blocked -> Int? in
             guard fired.value < count else { return nil }

@@ -48,7 +48,7 @@ import Testing
         let cache = HTTPCache()
         let mock = MockClient(middleware: { $0.cached(in: cache) })
         let request = RawRequest(url: CacheFixtures.url)
-        let response = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"], body: Data("one".utf8))
+        let response = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=3600"], body: Data("one".utf8))
         mock.stub(RawRequest.self, .http(response))
         #expect(try await mock.perform(request) == Data("one".utf8))
         let second = try await mock.stream(request)
@@ -59,7 +59,7 @@ import Testing
     @Test func replaysRecordedFixturesThroughTheCache() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-fixtures-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let origin = FakeOrigin(["Cache-Control": "max-age=60"], body: "recorded")
+        let origin = FakeOrigin(["Cache-Control": "max-age=3600"], body: "recorded")
         let recorder = RecordingPerformer(base: origin.performer, directory: directory)
         let recording = recorder.cached(in: HTTPCache())
         _ = try await recording.perform(CacheFixtures.request())

@@ -64,7 +64,7 @@ import Testing
         let origin = FakeOrigin { request, _ in
             HTTPResponse(
                 status: .ok,
-                headers: ["Cache-Control": "private, max-age=60", "Vary": "Cookie"],
+                headers: ["Cache-Control": "private, max-age=3600", "Vary": "Cookie"],
                 body: Data("profile of \(request.value(forHTTPHeaderField: "Cookie") ?? "nobody")".utf8)
             )
         }
@@ -110,7 +110,7 @@ import Testing
         server.route("GET", "/profile") { request in
             profileRequests.withLock { $0 += 1 }
             return LoopbackServer.Response.text("profile of \(request.header("Cookie") ?? "nobody")")
-                .addingHeader("Cache-Control", "private, max-age=60")
+                .addingHeader("Cache-Control", "private, max-age=3600")
                 .addingHeader("Vary", "Cookie")
         }
         let clients = TwoClients(kind)
@@ -152,7 +152,7 @@ import Testing
         let origin = try await kind.origin(of: server)
         server.route("GET", "/tenant") { request in
             LoopbackServer.Response.text("for \(request.header("X-Tenant") ?? "anyone")")
-                .addingHeader("Cache-Control", "max-age=60")
+                .addingHeader("Cache-Control", "max-age=3600")
                 .addingHeader("Vary", "X-Tenant")
         }
         let transport = kind == .urlSession ? kind.makePerformer() : kind.makeSocketPerformer()
@@ -178,7 +178,7 @@ import Testing
         defer { server.stop() }
         server.route("GET", "/me") { request in
             LoopbackServer.Response.text("me: \(request.header("Authorization") ?? "anonymous")")
-                .addingHeader("Cache-Control", "private, max-age=60")
+                .addingHeader("Cache-Control", "private, max-age=3600")
         }
         let url = server.url("/me")
         let tokens = CredentialStore(

@@ -396,7 +396,11 @@ import Testing
     typealias F = CacheFixtures
 
     /// A streamed origin: the body in chunks of `chunkSize` bytes.
-    private static func streamingOrigin(_ body: Data, chunk: Int, directives: String = "max-age=60") -> StubPerformer {
+    private static func streamingOrigin(
+        _ body: Data,
+        chunk: Int,
+        directives: String = "max-age=3600"
+    ) -> StubPerformer {
         StubPerformer(
             streaming: MockClient.StreamScript(
                 headers: ["Cache-Control": directives],
@@ -442,7 +446,7 @@ import Testing
 
     @Test func showsTheOutcomeToTheClientAndInTheLog() async throws {
         let lines = Locked<[String]>([])
-        let origin = FakeOrigin(["Cache-Control": "max-age=60"], body: "{}")
+        let origin = FakeOrigin(["Cache-Control": "max-age=3600"], body: "{}")
         let performer = origin.performer.cached(in: HTTPCache()).logged { line in lines.withLock { $0.append(line) } }
         let client = APIClient(requestPerformer: performer)
         let request = DataRequest(url: F.url)

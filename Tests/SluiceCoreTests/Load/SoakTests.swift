@@ -287,7 +287,8 @@ let soakRequested = ProcessInfo.processInfo.environment["SLUICE_SOAK"] == "1"
         let hanging = Hanging()
         Self.install(on: server, hanging: hanging)
         let base = kind.makePerformer()
-        let deduplicated = base.retrying(RetryingPerformer.Policy(baseDelay: .milliseconds(1))).deduplicated()
+        let deduplicated = base.retrying(RetryingPerformer.Policy(baseDelay: .milliseconds(1), deadline: nil))
+            .deduplicated()
         let client = APIClient(requestPerformer: deduplicated, deadline: .seconds(60))
         let tasks = (0..<8).map { number in
             Task { try await client.perform(Call(url: origin.url("/hang/\(number % 2)"))) }

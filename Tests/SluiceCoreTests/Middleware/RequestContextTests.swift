@@ -38,7 +38,7 @@ private struct ContextProbe: RequestPerformer {
 @Suite struct RequestContextTests {
     let url: URL
     /// Waits of zero between attempts.
-    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 })
+    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, deadline: nil, randomFraction: { 0 })
 
     init() throws {
         url = try #require(URL(string: "https://api.example.com/items"))

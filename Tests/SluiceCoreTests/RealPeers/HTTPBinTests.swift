@@ -11,7 +11,7 @@ import FoundationNetworking
 ///
 /// `.ci/run` installs both, starts them on a free loopback port and sets the variable, and sets
 /// `SLUICE_REQUIRE_PEERS` so that these tests fail rather than skip when the peer is missing. Elsewhere they are
-/// skipped unless the variable is set: `gunicorn -b 127.0.0.1:8080 httpbin:app`, then
+/// skipped unless the variable is set: `gunicorn -b 127.0.0.1:8080 --timeout 600 httpbin:app`, then
 /// `SLUICE_HTTPBIN_URL=http://127.0.0.1:8080 swift test --filter HTTPBin`.
 let httpbin = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"].flatMap(URL.init(string:))
 
@@ -164,6 +164,29 @@ struct HTTPBinTests {
         let got = try await performer.perform(URLRequest(url: base.appendingPathComponent("get")))
         let getEcho = try JSONSerialization.jsonObject(with: got.body) as? [String: Any]
         #expect((getEcho?["headers"] as? [String: String])?["Content-Length"] == nil)
+    }
+
+    /// A body from an async sequence of known length reaches httpbin whole, with its length, on both transports.
+    @Test(arguments: TransportKind.plainCases)
+    func aBodyFromAnAsyncSequenceArrivesWhole(_ kind: TransportKind) async throws {
+        let chunks = (0..<64).map { Data(repeating: UInt8(ascii: "a") + UInt8($0 % 26), count: 1_024) }
+        let expected = chunks.reduce(Data(), +)
+        var request = URLRequest(url: base.appendingPathComponent("anything"))
+        request.httpMethod = "PUT"
+        request.setBody(
+            AsyncStream { continuation in
+                for chunk in chunks {
+                    continuation.yield(chunk)
+                }
+                continuation.finish()
+            },
+            length: Int64(expected.count)
+        )
+        let response = try await kind.makePerformer().perform(request)
+        #expect(response.status.code == 200)
+        let echo = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        #expect((echo?["headers"] as? [String: String])?["Content-Length"] == "\(expected.count)")
+        #expect(echo?["data"] as? String == String(decoding: expected, as: UTF8.self))
     }
 
     @Test func aRangeRequestGetsThePartAsked() async throws {

@@ -696,10 +696,10 @@ extension NginxServer {
         )
         let exited = process.exited
 
-        // nginx tells its parent nothing when it is ready, so readiness is polled, for 5 seconds at most: its pid file,
+        // nginx tells its parent nothing when it is ready, so readiness is polled, for 30 seconds at most: its pid file,
         // which it writes after opening its sockets and installing its signal handlers (before them, a SIGTERM from
         // stop() would kill it rather than ask it to exit), then a connection it accepts.
-        let ready = process.waitUntilReady(within: .seconds(5)) {
+        let ready = process.waitUntilReady(within: .seconds(30)) {
             FileManager.default.fileExists(atPath: pidFile.path) && acceptsConnections(port: port)
                 && (tls.map { acceptsConnections(port: $0.port) } ?? true)
         }

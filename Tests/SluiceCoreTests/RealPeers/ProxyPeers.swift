@@ -141,7 +141,7 @@ final class ProxyPeer: Sendable {
         self.port = port
         self.directory = directory
         // The proxies tell their parent nothing when they are ready: readiness is polled, within a bound.
-        guard process.waitUntilReady(within: .seconds(10), { NginxServer.acceptsConnections(port: port) }) else {
+        guard process.waitUntilReady(within: .seconds(30), { NginxServer.acceptsConnections(port: port) }) else {
             stop()
             throw ProxyPeerError(
                 description: "\(executable.path) did not start on port \(port): \(log("output.log"))\(log("cache.log"))"

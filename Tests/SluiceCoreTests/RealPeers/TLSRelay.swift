@@ -69,7 +69,7 @@ final class TLSRelay: @unchecked Sendable {
                 standardError: .file(errors)
             )
             let listening = { (try? String(contentsOf: log, encoding: .utf8))?.contains(" listening on ") == true }
-            if process.waitUntilReady(within: .seconds(5), listening) {
+            if process.waitUntilReady(within: .seconds(30), listening) {
                 self.port = port
                 self.process = process
                 return

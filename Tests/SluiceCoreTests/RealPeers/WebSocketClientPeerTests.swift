@@ -50,7 +50,9 @@ import Testing
         guard let peer = try await WebSocketPeer.start() else { return }
         let performer = SocketRequestPerformer(configuration: .init(proxies: .none, fallback: NoFallback()))
         let client = APIClient(
-            requestPerformer: performer.retrying(RetryingPerformer.Policy(maximumAttempts: 2, randomFraction: { 0 }))
+            requestPerformer: performer.retrying(
+                RetryingPerformer.Policy(maximumAttempts: 2, deadline: nil, randomFraction: { 0 })
+            )
         )
         let error = await #expect(throws: SluiceError.self) {
             _ = try await client.webSocket(
@@ -73,7 +75,7 @@ import Testing
         let connections = Locked(0)
         let socket = try await APIClient(requestPerformer: performer).webSocket(
             PeerPath(base: peer.baseURL, path: "drop"),
-            reconnecting: RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 })
+            reconnecting: RetryingPerformer.Policy(maximumAttempts: 3, deadline: nil, randomFraction: { 0 })
         ) { _ in
             connections.withLock { $0 += 1 }
         }

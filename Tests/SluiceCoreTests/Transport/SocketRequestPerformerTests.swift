@@ -620,9 +620,9 @@ import Testing
         }
         server.route("/quick", response: .text("quick"))
         let performer = kind.makeSocketPerformer(configuration: .init(maximumConnectionsPerOrigin: 1))
-        let hanging = Task.starting(onALoop: onALoop) {
-            try await performer.perform(URLRequest(url: origin.url("/hang")))
-        }
+        // Its idle timeout longer than any run too: only the cancellation may end it.
+        let hang = URLRequest(url: origin.url("/hang"), timeoutInterval: 3_600)
+        let hanging = Task.starting(onALoop: onALoop) { try await performer.perform(hang) }
         try await arrived.wait()
         #expect(server.receivedRequests.count == 1)
         hanging.cancel()

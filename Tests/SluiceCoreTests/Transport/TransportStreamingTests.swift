@@ -126,7 +126,8 @@ import Testing
             return LoopbackServer.Response.text("late").delayed(by: .seconds(3_600))
         }
         let performer = kind.makePerformer()
-        let request = URLRequest(url: origin.url("/late"))
+        // Its idle timeout longer than any run too: only the cancellation may end it.
+        let request = URLRequest(url: origin.url("/late"), timeoutInterval: 3_600)
         let streaming = Task { try await performer.stream(request) }
         try await arrived.wait()
         #expect(server.receivedRequests.count == 1)

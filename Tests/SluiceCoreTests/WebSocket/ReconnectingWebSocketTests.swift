@@ -11,7 +11,7 @@ import Testing
     typealias ChatRoom = WebSocketDecoratorTests.ChatRoom
 
     /// Waits of zero, three attempts in a row.
-    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, randomFraction: { 0 })
+    let immediate = RetryingPerformer.Policy(maximumAttempts: 3, deadline: nil, randomFraction: { 0 })
     let dropped = SluiceError(.close, message: "the connection ended without a closing frame")
 
     @Test func connectsAgainAfterADropAndRunsOnConnectOnEachConnection() async throws {

@@ -26,7 +26,7 @@ import Testing
         defer { server.stop() }
         server.route(
             "/profiles/42",
-            response: LoopbackServer.Response.json(#"{"id": 42}"#).addingHeader("Cache-Control", "max-age=60")
+            response: LoopbackServer.Response.json(#"{"id": 42}"#).addingHeader("Cache-Control", "max-age=3600")
         )
         try await GetProfile.$server.withValue(server.baseURL) {
             try await snippet()
@@ -50,7 +50,7 @@ import Testing
         }
         server.route("/me") { request in
             LoopbackServer.Response.text(request.header("Cookie") ?? "nobody")
-                .addingHeader("Cache-Control", "private, max-age=60").addingHeader("Vary", "Cookie")
+                .addingHeader("Cache-Control", "private, max-age=3600").addingHeader("Vary", "Cookie")
         }
 
         let shared = HTTPCache()

@@ -177,7 +177,7 @@ private struct Pay: Request {
         let server = try LoopbackServer()
         server.route("/catalog") { request in
             LoopbackServer.Response.text("catalog of \(request.header("X-Tenant") ?? "nobody")")
-                .addingHeader("Cache-Control", "max-age=60")
+                .addingHeader("Cache-Control", "max-age=3600")
                 .addingHeader("Vary", "X-Tenant")
         }
         let cache = HTTPCache()
