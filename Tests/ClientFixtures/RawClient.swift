@@ -168,6 +168,16 @@ package final class RawClient {
         }
     }
 
+    /// What has arrived and not been taken yet, reading once when nothing has: empty at the end of the stream, on an
+    /// error or at the timeout.
+    package func readAvailable() -> [UInt8] {
+        if buffer.isEmpty {
+            _ = readOnce()
+        }
+        defer { buffer.removeAll() }
+        return buffer
+    }
+
     /// Every byte until the server closes (or an error or the timeout), including anything already buffered.
     package func readToEnd() -> [UInt8] {
         while case .bytes = readOnce() {}

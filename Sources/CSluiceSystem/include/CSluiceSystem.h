@@ -1,7 +1,8 @@
 // The system interfaces Sluice's own transport needs that the Swift overlay of the C library leaves out: epoll and
 // eventfd on Linux (on Apple platforms the Darwin module has everything, kqueue); and on every platform the types of
 // the few OpenSSL functions it loads at run time (CSluiceTLS.h), and of the zlib, brotli and zstd functions that decode
-// compressed bodies (CSluiceCompression.h), which need none of those libraries' headers.
+// compressed bodies (CSluiceCompression.h), and of the nghttp2 functions that speak HTTP/2 (CSluiceHTTP2.h), which need
+// none of those libraries' headers.
 #ifndef CSLUICESYSTEM_H
 #define CSLUICESYSTEM_H
 
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "CSluiceCompression.h"
+#include "CSluiceHTTP2.h"
 #include "CSluiceTLS.h"
 
 // A count shared by threads, changed and read with the C compilers' atomic builtins, relaxed: it orders no other
