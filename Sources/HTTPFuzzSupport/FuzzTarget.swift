@@ -16,6 +16,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case contentDecoder = "content-decoder"
     /// The WebSocket frame parser, and the reassembly of fragmented messages.
     case webSocketFrames = "websocket-frames"
+    /// The HTTP/2 session of Sluice's own transport: nghttp2's frame reading, and the limits and events around it.
+    case http2Frames = "http2-frames"
 
     /// Checks one input of the fuzzer.
     ///
@@ -38,6 +40,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .requestValidation: RequestValidationInvariants.violation(in: input)
         case .contentDecoder: ContentDecoderInvariants.violation(in: input)
         case .webSocketFrames: WebSocketFrameInvariants.violation(in: input)
+        case .http2Frames: HTTP2FrameInvariants.violation(in: input)
         }
     }
 }

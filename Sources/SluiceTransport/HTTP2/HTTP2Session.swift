@@ -342,7 +342,7 @@ package final class HTTP2Session {
             var data: UnsafePointer<UInt8>?
             let count = library.sessionSend(session, &data)
             guard count >= 0 else {
-                throw Self.failure("nghttp2 could not write its frames: \(library.describe(count))")
+                throw Self.failure("the HTTP/2 session could not write its frames: \(library.describe(count))")
             }
             guard count > 0, let data else { return }
             out.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
@@ -420,6 +420,15 @@ package final class HTTP2Session {
             if header.flags & UInt8(SLUICE_NGHTTP2_FLAG_ACK) == 0 {
                 events.append(.settings(maximumConcurrentStreams: maximumConcurrentStreams))
             }
+        case SLUICE_NGHTTP2_RST_STREAM:
+            frame.withMemoryRebound(to: SluiceH2ResetStream.self, capacity: 1) { reset in
+                failures[stream] = SluiceError(
+                    .transport,
+                    message:
+                        "the server reset the HTTP/2 stream with \(Self.errorName(reset.pointee.error_code)) (RFC 9113 section 7)",
+                    underlyingError: URLError(.networkConnectionLost)
+                )
+            }
         case SLUICE_NGHTTP2_GOAWAY:
             frame.withMemoryRebound(to: SluiceH2GoAway.self, capacity: 1) { goAway in
                 events.append(.goAway(lastStream: goAway.pointee.last_stream_id, errorCode: goAway.pointee.error_code))
@@ -446,8 +455,8 @@ package final class HTTP2Session {
                     ?? SluiceError(
                         .transport,
                         message:
-                            "the server reset the HTTP/2 stream with \(Self.errorName(code)) (RFC 9113 section 7)",
-                        underlyingError: URLError(.networkConnectionLost)
+                            "the HTTP/2 stream was reset with \(Self.errorName(code)) for what the server sent on it (RFC 9113 section 5.4.2)",
+                        underlyingError: URLError(.cannotParseResponse)
                     )
             )
         )

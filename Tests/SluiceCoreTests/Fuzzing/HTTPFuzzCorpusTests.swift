@@ -34,7 +34,7 @@ import Testing
     static let corpusSizes: [FuzzTarget: Int] = [
         .webSocketFrames: 328,
         .responseParser: 667, .lines: 247, .serverSentEvents: 596, .multipart: 540, .requestValidation: 741,
-        .contentDecoder: 26,
+        .contentDecoder: 26, .http2Frames: 206,
     ]
 
     @Test(arguments: FuzzTarget.allCases)
