@@ -86,10 +86,20 @@ package struct Redactor: Sendable {
     }
 
     /// A URL's text, with its password, the values of hidden query items and any credential replaced.
-    package func url(_ url: URL?) -> String {
+    ///
+    /// - Parameters:
+    ///   - url: The URL.
+    ///   - droppingUserInfo: Whether to leave the user name and password out, as OpenTelemetry's `url.full` does,
+    ///     rather than show the name and hide the password.
+    /// - Returns: The URL's text as it may be shown.
+    package func url(_ url: URL?, droppingUserInfo: Bool = false) -> String {
         guard let url else { return "(no URL)" }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return secrets.replacing(in: url.absoluteString, with: Redactor.encodedPlaceholder)
+        }
+        if droppingUserInfo {
+            components.percentEncodedUser = nil
+            components.percentEncodedPassword = nil
         }
         if redaction.hidesCredentialValues, components.percentEncodedPassword != nil {
             components.percentEncodedPassword = Redactor.encodedPlaceholder
