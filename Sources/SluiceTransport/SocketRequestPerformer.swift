@@ -307,14 +307,9 @@ public final class SocketRequestPerformer: RequestPerformer {
             }
             // After the report to the cache: what the instrumentation writes is no field a response varies on.
             let attempt = TransportScope.beginWireAttempt(&outgoing, redirectHop: hop)
-            let response: Response
-            do {
-                response = try await exchange(outgoing, origin: origin, delivery: delivery, attempt: attempt)
-            } catch {
-                attempt?.end(response: nil, error: error)
-                throw error
+            let response = try await TransportScope.reporting(attempt) {
+                try await exchange(outgoing, origin: origin, delivery: delivery, attempt: attempt)
             }
-            attempt?.end(response: response, error: nil)
             storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
                 throw SluiceError(

@@ -29,4 +29,26 @@ extension TransportScope {
     package static func beginWireAttempt(_ request: inout URLRequest, redirectHop: Int) -> (any WireAttempt)? {
         current?.beginWireAttempt(&request, redirectHop: redirectHop)
     }
+
+    /// Runs one attempt's send and ends `attempt` with what it returns or throws; only runs it without an attempt.
+    ///
+    /// - Parameters:
+    ///   - attempt: The attempt begun for the send, if any.
+    ///   - send: The send.
+    /// - Returns: What `send` returns.
+    /// - Throws: What `send` throws.
+    package static func reporting<Response: ResponseHead>(
+        _ attempt: (any WireAttempt)?,
+        _ send: () async throws -> Response
+    ) async throws -> Response {
+        guard let attempt else { return try await send() }
+        do {
+            let response = try await send()
+            attempt.end(response: response, error: nil)
+            return response
+        } catch {
+            attempt.end(response: nil, error: error)
+            throw error
+        }
+    }
 }

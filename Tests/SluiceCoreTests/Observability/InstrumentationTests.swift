@@ -373,6 +373,19 @@ extension InstrumentationScope.Attributes {
         #expect(recorder.children(of: request).map(\.name) == ["build"])
     }
 
+    /// URLSession's performer reports its attempt and carries the trace context too; it reports no connection, which
+    /// URLSession keeps to itself.
+    @Test func reportsTheURLSessionPerformersAttempt() async throws {
+        _ = try await client(NetworkRequestPerformer()).perform(GetUser(url: server.url("/users/7")))
+        let attempt = try #require(recorder.scopes(.attempt).first)
+        #expect(recorder.scopes(.attempt).count == 1)
+        #expect(attempt.parent?.name == "transport")
+        #expect(attempt.attributes[int: .httpResponseStatusCode] == 200)
+        #expect(recorder.scopes(.connection).isEmpty)
+        let sent = try #require(server.receivedRequests.first)
+        #expect(HTTPHeaders(sent.headers)[Header("traceparent")] == "00-attempt-\(attempt.id)-01")
+    }
+
     /// Without an instrumentation nothing is written into the request.
     @Test func writesNothingWithoutAnInstrumentation() async throws {
         _ = try await APIClient(requestPerformer: SocketRequestPerformer()).perform(
