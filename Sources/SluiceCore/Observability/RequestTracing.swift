@@ -246,8 +246,7 @@ final class RequestTracing: Sendable {
             if let port = url.port ?? defaultPort(of: url.scheme) {
                 attributes[.serverPort] = .int(port)
             }
-            let redactor = Redactor(.default, request: request, credentials: credentials, readingBodies: false)
-            attributes[.urlFull] = .string(redactor.url(url, droppingUserInfo: true))
+            attributes[.urlFull] = .string(Redactor.fullURL(of: request, redaction: .default, credentials: credentials))
         }
         if let template {
             attributes[.urlTemplate] = .string(template)

@@ -196,6 +196,17 @@ extension InstrumentationScope.Attributes {
         }
     }
 
+    /// A credential the request carries in a header is hidden in `url.full` too, even in a URL with no query.
+    @Test func hidesAHeadersCredentialInThePathOfTheFullURL() async throws {
+        server.route("GET", "/items/s3cr3t-token") { _ in .json("{}") }
+        let url = server.url("/items/s3cr3t-token")
+        _ = try await client(SocketRequestPerformer()).perform(GetUser(url: url, authorization: "Bearer s3cr3t-token"))
+        let attempt = try #require(recorder.scopes(.attempt).first)
+        let full = try #require(attempt.attributes[string: .urlFull])
+        #expect(!full.contains("s3cr3t"), "\(full)")
+        #expect(full.hasPrefix("http://127.0.0.1:\(server.port)/items/"), "\(full)")
+    }
+
     /// A retried request has one attempt scope per send, the later ones with their resend count, and each carries a
     /// trace context of its own.
     @Test func reportsEachRetryAsAnAttemptWithItsResendCount() async throws {
@@ -275,6 +286,28 @@ extension InstrumentationScope.Attributes {
         let attempts = recorder.scopes(.attempt)
         #expect(attempts.count == 1)
         #expect(attempts.map { recorder.root(of: $0) }.first === requests[0])
+    }
+
+    /// A revalidation in the background is a request of its own, linked to the one whose stale answer started it.
+    @Test func linksABackgroundRevalidationToTheRequestThatStartedIt() async throws {
+        server.route("GET", "/stale") { _ in
+            .text("stored").addingHeader("Cache-Control", "max-age=0, stale-while-revalidate=600")
+        }
+        let cache = HTTPCache()
+        let client = client(SocketRequestPerformer().cached(in: cache))
+        _ = try await client.perform(Fetch(url: server.url("/stale")))
+        _ = try await client.perform(Fetch(url: server.url("/stale")))
+        try await cache.backgroundRevalidations.wait(for: "the revalidation's end") { $0 == 0 }
+        let requests = recorder.scopes(.request)
+        try #require(requests.count == 3)
+        #expect(requests[1].attributes[string: .cacheOutcome] == "stale-hit")
+        let background = requests[2]
+        #expect(background.attributes[.background] == .bool(true))
+        #expect(background.links.map(\.id) == [requests[1].id])
+        #expect(background.end != nil)
+        let attempt = try #require(recorder.scopes(.attempt).last)
+        #expect(recorder.root(of: attempt) === background)
+        #expect(recorder.scopes(.attempt).count == 2)
     }
 
     /// De-duplicated requests share the first caller's attempt: it is that caller's child, and the others link to it.
