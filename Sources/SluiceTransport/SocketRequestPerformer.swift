@@ -301,11 +301,15 @@ public final class SocketRequestPerformer: RequestPerformer {
                 return try await TransportScope.$sentRequest.withValue(nil) { try await fallback(current) }
             }
             warnOfUncheckedCertificates(for: origin)
-            let outgoing = withStoredCookies(current)
+            var outgoing = withStoredCookies(current)
             if hop == 0 {
                 reportSent(outgoing)
             }
-            let response = try await exchange(outgoing, origin: origin, delivery: delivery)
+            // After the report to the cache: what the instrumentation writes is no field a response varies on.
+            let attempt = TransportScope.beginWireAttempt(&outgoing, redirectHop: hop)
+            let response = try await TransportScope.reporting(attempt) {
+                try await exchange(outgoing, origin: origin, delivery: delivery, attempt: attempt)
+            }
             storeCookies(of: response, for: current)
             if response.status.code == 407, let proxy = origin.proxy, origin.sendsAbsoluteForm {
                 throw SluiceError(
@@ -328,7 +332,8 @@ public final class SocketRequestPerformer: RequestPerformer {
     private func exchange<Response: Sendable>(
         _ request: URLRequest,
         origin: Origin,
-        delivery: (CheckedContinuation<Response, any Error>) -> Exchange.Delivery
+        delivery: (CheckedContinuation<Response, any Error>) -> Exchange.Delivery,
+        attempt: (any WireAttempt)?
     ) async throws -> Response {
         let head = try RequestHead(
             request,
@@ -345,7 +350,11 @@ public final class SocketRequestPerformer: RequestPerformer {
         defer { EventLoop.requestsInFlight.add(-1) }
         while true {
             try Task.checkCancellation()
-            let connection = try await pool.acquire(origin, fresh: fresh)
+            let timings = attempt.map { _ in ConnectionTimings() }
+            let connection = try await pool.acquire(origin, fresh: fresh, timings: timings)
+            if let attempt, let timings {
+                attempt.noteConnection(timings.report(for: connection))
+            }
             let exchange = Exchange(
                 request: request.forThisAttempt,
                 head: head,

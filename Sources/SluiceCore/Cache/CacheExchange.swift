@@ -19,6 +19,24 @@ struct CacheExchange: Sendable {
     private var storage: any CacheStorage { cache.store.storage }
     private var method: String { request.httpMethod?.uppercased() ?? "GET" }
 
+    /// ``run()`` as the cache stage of the current request's instrumentation, when it has one: from the lookup to
+    /// the answer, with the outcome.
+    func traced() async throws -> CacheAnswer {
+        guard let tracing = RequestContext.current?.tracing else { return try await run() }
+        let scope = tracing.beginStage("cache", at: .now)
+        do {
+            let answer = try await run()
+            if let outcome = HTTPCache.Outcome(cacheStatus: answer.headers) {
+                scope.set(.cacheOutcome, .string(outcome.kind.name))
+            }
+            tracing.endStage(scope, at: .now, error: nil)
+            return answer
+        } catch {
+            tracing.endStage(scope, at: .now, error: error)
+            throw error
+        }
+    }
+
     func run() async throws -> CacheAnswer {
         guard let key = CacheEntry.key(for: request.url) else {
             return try await send(request).marked(.notStored, "the request has no URL")
@@ -312,13 +330,14 @@ struct CacheExchange: Sendable {
         guard started else { return }
         cache.backgroundRevalidations.add(1)
         let exchange = self
+        // A request of its own: the caller has its answer, and its context may be finished.
+        let context = RequestContext.background(for: request)
         Task {
             defer {
                 cache.revalidating.withLock { _ = $0.remove(id) }
                 cache.backgroundRevalidations.add(-1)
             }
-            // A request of its own: the caller has its answer, and its context may be finished.
-            _ = try? await RequestContext(request: exchange.request).run { _ in
+            _ = try? await context.run { _ in
                 let answer = try await exchange.validate(entry)
                 return HTTPResponse(
                     status: answer.status,

@@ -48,7 +48,7 @@ public struct CachingPerformer: WrappingPerformer {
         let asSent = base.requestAsSent(request)
         let answer = try await CacheExchange(cache: cache, request: request, asSent: asSent) { request in
             CacheAnswer(try await base.perform(request))
-        }.run()
+        }.traced()
         return HTTPResponse(
             status: answer.status,
             headers: answer.headers,
@@ -73,7 +73,7 @@ public struct CachingPerformer: WrappingPerformer {
                 url: response.url,
                 body: .stream(response.body)
             )
-        }.run()
+        }.traced()
         return HTTPResponse.Streamed(
             status: answer.status,
             headers: answer.headers,

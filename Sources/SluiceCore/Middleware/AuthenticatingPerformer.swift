@@ -127,6 +127,7 @@ public struct AuthenticatingPerformer: WrappingPerformer {
         var replay = try context.rebuild(keepingChangesIn: request, for: "a replay after 401")
         replay.setValue(fresh.authorization, forHTTPHeaderField: "Authorization")
         context.noteCredential(fresh.authorization)
+        context.noteReplay("authentication")
         return try await send(replay)
     }
 }

@@ -60,7 +60,7 @@ public final class DeduplicatingPerformer: WrappingPerformer {
             if let call = inFlight[key], let caller = call.join() {
                 return (call, caller, false)
             }
-            let call = SharedCall(context: RequestContext(request: request), waiting: waiting)
+            let call = SharedCall(context: RequestContext.shared(for: request), waiting: waiting)
             // In place of an abandoned call, which then finds itself replaced and leaves the count alone.
             if inFlight.updateValue(call, forKey: key) == nil {
                 calls.add(1)
@@ -157,6 +157,9 @@ final class SharedCall: Sendable {
         }
         for failure in context.failures {
             caller.noteFailure(failure)
+        }
+        if let tracing = context.tracing {
+            caller.tracing?.link(toAttemptsOf: tracing)
         }
     }
 

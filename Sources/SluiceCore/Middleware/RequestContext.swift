@@ -43,7 +43,7 @@ public final class RequestContext: Sendable {
     /// The request's number in this process, counted from 1, shared by its events.
     public let id: UInt64
     /// What builds the request again; `nil` for a context made from a `URLRequest` alone.
-    private let source: (any Request)?
+    let source: (any Request)?
     /// What receives the bytes of the request's body sent so far and, when known, the bytes in all; `nil` when no one
     /// asked (the request is not performed through ``Client/upload(_:)``).
     ///
@@ -61,6 +61,9 @@ public final class RequestContext: Sendable {
 
     private let state = Locked(State())
     private static let counter = Locked<UInt64>(0)
+    /// The request's scopes, when its client installed an instrumentation; `nil` otherwise, which is all a request
+    /// without one pays for it.
+    let tracing: RequestTracing?
 
     /// Creates the context of a request, with a new id.
     ///
@@ -73,14 +76,41 @@ public final class RequestContext: Sendable {
     ///   - request: The request as built.
     ///   - source: The request that built it, to build it again for another attempt; `nil` when there is none, in
     ///     which case another attempt reuses `request`, and a request with a body stream cannot be sent again.
-    public init(request: URLRequest, builtBy source: (any Request)? = nil) {
+    ///   - instrumentation: What receives the request's scopes, its own beginning now; none by default.
+    public convenience init(
+        request: URLRequest,
+        builtBy source: (any Request)? = nil,
+        instrumentation: (any RequestInstrumentation)? = nil
+    ) {
+        self.init(request: request, builtBy: source) { id in
+            instrumentation.map {
+                RequestTracing(
+                    $0,
+                    request: request,
+                    id: id,
+                    template: source?.urlTemplate,
+                    start: .now,
+                    background: false
+                )
+            }
+        }
+    }
+
+    /// Creates the context of a request, with a new id and the tracing `makeTracing` makes for that id, if any.
+    init(
+        request: URLRequest,
+        builtBy source: (any Request)?,
+        tracing makeTracing: (_ id: UInt64) -> RequestTracing?
+    ) {
         self.request = request
         self.source = source
         self.uploadProgress = TransportScope.upload
-        self.id = RequestContext.counter.withLock { counter in
+        let id = RequestContext.counter.withLock { counter in
             counter += 1
             return counter
         }
+        self.id = id
+        self.tracing = makeTracing(id)
     }
 
     // MARK: - Building again

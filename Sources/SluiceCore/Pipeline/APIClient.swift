@@ -29,6 +29,11 @@ public struct APIClient: Client {
     ///
     /// Stage times in ``PipelineMetrics`` are always measured on a `ContinuousClock`.
     public var clock: any Clock<Duration>
+    /// What receives the scopes of each request (the request, its stages, its attempts on the wire and their
+    /// connections), to make spans, metrics or logs of them; `nil`, as by default, for none, which costs nothing.
+    ///
+    /// See <doc:ObservingRequests>.
+    public var instrumentation: (any RequestInstrumentation)?
 
     /// Creates a client.
     ///
@@ -39,18 +44,21 @@ public struct APIClient: Client {
     ///   - acceptableStatus: The statuses accepted; 2xx by default.
     ///   - deadline: The longest a request may take, all stages and attempts included; no limit by default.
     ///   - clock: The clock the deadline is measured on; a `ContinuousClock` by default.
+    ///   - instrumentation: What receives each request's scopes; none by default.
     public init(
         requestPerformer: any RequestPerformer = APIClient.defaultPerformer(),
         deserializer: any Deserializer = JSONDeserializer(),
         acceptableStatus: StatusValidation = .successful,
         deadline: Duration? = nil,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        instrumentation: (any RequestInstrumentation)? = nil
     ) {
         self.requestPerformer = requestPerformer
         self.deserializer = deserializer
         self.acceptableStatus = acceptableStatus
         self.deadline = deadline
         self.clock = clock
+        self.instrumentation = instrumentation
     }
 
     /// The performer a client uses when it is given none.
@@ -116,11 +124,14 @@ public struct APIClient: Client {
                 value = passedThrough
             } else {
                 let deserializer = request.deserializer ?? self.deserializer
-                let object = try ResponseStage.deserialize.run(timedInto: &record.metrics.deserialize) {
+                let object = try ResponseStage.deserialize.run(
+                    timedInto: &record.metrics.deserialize,
+                    tracing: context.tracing
+                ) {
                     try deserializer.deserialize(response.body)
                 }
                 try checkDeadline(elapsed, stage: .deserialize)
-                value = try ResponseStage.parse.run(timedInto: &record.metrics.parse) {
+                value = try ResponseStage.parse.run(timedInto: &record.metrics.parse, tracing: context.tracing) {
                     try request.parse(R.ResponseParser.parse(object))
                 }
             }
@@ -163,12 +174,33 @@ public struct APIClient: Client {
     ) throws(SluiceError) -> (URLRequest, RequestContext) {
         let clock = ContinuousClock()
         let start = clock.now
-        let urlRequest = try request.buildStage()
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try request.buildStage()
+        } catch {
+            if let instrumentation {
+                RequestTracing.failedBuild(of: request, from: start, error: error, to: instrumentation)
+            }
+            throw error
+        }
         record.request = urlRequest
-        let context = RequestContext(request: urlRequest, builtBy: request)
+        let end = clock.now
+        let context = RequestContext(request: urlRequest, builtBy: request) { [instrumentation] id in
+            instrumentation.map {
+                RequestTracing(
+                    $0,
+                    request: urlRequest,
+                    id: id,
+                    template: request.urlTemplate,
+                    start: start,
+                    background: false
+                )
+            }
+        }
+        context.tracing?.stage("build", from: start, to: end, error: nil)
         record.context = context
         record.metrics.requestBodyBytes = urlRequest.httpBody?.count ?? 0
-        record.metrics.build = clock.now - start
+        record.metrics.build = end - start
         try checkDeadline(elapsed, stage: .build)
         if Task.isCancelled {
             throw SluiceError(.cancelled, stage: .build, underlyingError: CancellationError())
@@ -187,7 +219,15 @@ public struct APIClient: Client {
         _ send: @escaping @Sendable (any RequestPerformer, URLRequest) async throws -> Response
     ) async throws(SluiceError) -> Response {
         let start = ContinuousClock.now
-        defer { record.metrics.transport = ContinuousClock.now - start }
+        let stage = context.tracing?.beginStage("transport", at: start)
+        var failure: SluiceError?
+        defer {
+            let end = ContinuousClock.now
+            record.metrics.transport = end - start
+            if let stage {
+                context.tracing?.endStage(stage, at: end, error: failure)
+            }
+        }
         do {
             return try await TransportScope.$current.withValue(context) {
                 [requestPerformer, deadline, clock = self.clock] in
@@ -201,7 +241,9 @@ public struct APIClient: Client {
                 return response
             }
         } catch {
-            throw APIClient.transportError(error, request: urlRequest)
+            let wrapped = APIClient.transportError(error, request: urlRequest)
+            failure = wrapped
+            throw wrapped
         }
     }
 

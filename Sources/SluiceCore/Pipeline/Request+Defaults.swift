@@ -9,6 +9,9 @@ extension Request {
     /// - Returns: `nil`.
     public func errorResponse(from response: HTTPResponse) -> (any Sendable)? { nil }
 
+    /// No template: the instrumentation names the request by its method alone.
+    public var urlTemplate: String? { nil }
+
     /// `nil` for a response object of any type but `Void`, ``EmptyResponse`` and `Data`, whose constrained defaults
     /// are picked when a request type conforms.
     ///

@@ -51,18 +51,32 @@ enum ResponseStage {
 
     /// Runs the stage's work, puts its time in `duration` whether it succeeds or fails, and wraps what it throws as
     /// a ``SluiceError`` with the stage's code; in the parse stage, a ``SluiceError`` the request threw passes through.
+    ///
+    /// With `tracing`, the stage is also a scope of the instrumentation, from the same instants.
     func run<Output>(
         timedInto duration: inout Duration,
+        tracing: RequestTracing? = nil,
         _ work: () throws -> Output
     ) throws(SluiceError) -> Output {
         let start = ContinuousClock.now
-        defer { duration = ContinuousClock.now - start }
+        let scope = tracing?.beginStage(self == .parse ? "parse" : "deserialize", at: start)
+        var failure: SluiceError?
+        defer {
+            let end = ContinuousClock.now
+            duration = end - start
+            if let scope {
+                tracing?.endStage(scope, at: end, error: failure)
+            }
+        }
         do {
             return try work()
         } catch let error as SluiceError where self == .parse {
+            failure = error
             throw error
         } catch {
-            throw SluiceError(self == .parse ? .parse : .deserialize, underlyingError: error)
+            let wrapped = SluiceError(self == .parse ? .parse : .deserialize, underlyingError: error)
+            failure = wrapped
+            throw wrapped
         }
     }
 }

@@ -94,4 +94,12 @@ public protocol Request<ResponseObject>: Sendable {
     /// - Returns: The decoded error body, or `nil`.
     /// - Throws: When the body does not decode.
     func errorResponse(from response: HTTPResponse) throws -> (any Sendable)?
+
+    /// The path the request is built on as a template, such as `/users/{id}`: the few names under which every request
+    /// of a kind is counted, where the path itself holds values.
+    ///
+    /// The default is `nil`. An ``Endpoint`` names its path's template, with the server's base path before it. It
+    /// becomes the instrumentation's `url.template` and the span name, `GET /users/{id}` (see
+    /// <doc:ObservingRequests>); it must not hold a value of the request.
+    var urlTemplate: String? { get }
 }

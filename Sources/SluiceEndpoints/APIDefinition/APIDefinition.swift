@@ -59,6 +59,9 @@ public protocol APIDefinition: Sendable {
     var sampleData: Data? { get }
     /// The decoder of the response; a default `JSONDocumentDecoder` by default.
     var responseDecoder: JSONDocumentDecoder { get }
+    /// The path with each value written as `{name}`, such as `/users/{id}` for `/users/\(id)`, for the
+    /// instrumentation's `url.template` and span name; `nil`, as by default, to name the request by its method.
+    var pathTemplate: String? { get }
 }
 
 extension APIDefinition {
@@ -73,6 +76,9 @@ extension APIDefinition {
 
     /// No sample data.
     public var sampleData: Data? { nil }
+
+    /// No template.
+    public var pathTemplate: String? { nil }
 
     /// A default `JSONDocumentDecoder`.
     public var responseDecoder: JSONDocumentDecoder { JSONDocumentDecoder() }

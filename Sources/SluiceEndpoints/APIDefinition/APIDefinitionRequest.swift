@@ -18,6 +18,11 @@ public struct APIDefinitionRequest<Definition: APIDefinition, Response: Decodabl
         self.definition = definition
     }
 
+    /// The definition's ``APIDefinition/pathTemplate`` after its base URL's path, or `nil` when it names none.
+    public var urlTemplate: String? {
+        definition.pathTemplate.map { RequestBuilder.template($0, on: definition.baseURL) }
+    }
+
     /// Builds the request: the path appended to the base URL, the method, the headers, and the parameters as the
     /// encoding strategy says.
     ///

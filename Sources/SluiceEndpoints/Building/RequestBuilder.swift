@@ -48,6 +48,13 @@ struct RequestBuilder {
     ///
     /// - Returns: The request.
     /// - Throws: ``SluiceError`` with an ``SluiceError/invalidField`` naming the endpoint and the field that could not be built.
+    /// A path template after a base URL's path, joined as ``build()`` joins the path: `/v2` and `users/{id}` make
+    /// `/v2/users/{id}`.
+    static func template(_ template: String, on baseURL: URL) -> String {
+        let base = baseURL.path.hasSuffix("/") ? String(baseURL.path.dropLast()) : baseURL.path
+        return base + "/" + template.drop { $0 == "/" }
+    }
+
     func build() throws(InvalidFieldError) -> URLRequest {
         let encodedQuery = queryEncoding.encode(query, spaceAsPlus: queryEncoding.spaces.asPlus)
         guard let url = baseURL.appending(encodedPath: path, encodedQuery: encodedQuery) else {

@@ -1,4 +1,11 @@
 extension Endpoint {
+    /// The definition's path template after the path of its server's base URL, such as `/v2/users/{id}`; `nil` when
+    /// the server has no base URL.
+    public var urlTemplate: String? {
+        guard let baseURL = try? (Self.definition.server ?? .default).baseURL() else { return nil }
+        return RequestBuilder.template(Self.definition.path.template, on: baseURL)
+    }
+
     /// Builds the request from ``definition`` and the endpoint's values, on the definition's server or, when it
     /// names none, on ``Server/default``.
     ///

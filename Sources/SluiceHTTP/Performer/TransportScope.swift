@@ -21,6 +21,15 @@ package protocol RequestScope: AnyObject, Sendable {
     ///
     /// - Parameter warning: What to say, one line.
     func noteWarning(_ warning: String)
+
+    /// Begins an attempt on the wire, letting the instrumentation write into the request's header fields; `nil`, and
+    /// the request untouched, when no instrumentation listens.
+    ///
+    /// - Parameters:
+    ///   - request: The request about to be sent.
+    ///   - redirectHop: 0 for the request itself, then the number of the redirect being followed.
+    /// - Returns: The attempt to report to, or `nil`.
+    func beginWireAttempt(_ request: inout URLRequest, redirectHop: Int) -> (any WireAttempt)?
 }
 
 /// The task locals through which a transport reaches the ``RequestScope`` of the request it carries.

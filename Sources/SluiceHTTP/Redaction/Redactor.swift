@@ -85,11 +85,42 @@ package struct Redactor: Sendable {
             ? Redaction.placeholder : secrets.replacing(in: value, with: Redaction.placeholder)
     }
 
+    /// A request's URL as OpenTelemetry's `url.full` may show it: without user name or password, with the values the
+    /// redaction hides replaced.
+    ///
+    /// A URL with no user, password or query, of a request with no credential noted and no field the redaction hides,
+    /// holds nothing to hide and is returned as it is, without the cost of a redactor.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - redaction: The rules.
+    ///   - credentials: The credentials performers noted for the request.
+    /// - Returns: The URL's text.
+    package static func fullURL(of request: URLRequest, redaction: Redaction, credentials: [String]) -> String {
+        guard let url = request.url else { return "" }
+        let plain =
+            credentials.isEmpty && url.user == nil && url.password == nil && url.query == nil
+            && !(request.allHTTPHeaderFields ?? [:]).keys.contains { redaction.hides(header: Header($0)) }
+        guard !plain else { return url.absoluteString }
+        return Redactor(redaction, request: request, credentials: credentials, readingBodies: false)
+            .url(url, droppingUserInfo: true)
+    }
+
     /// A URL's text, with its password, the values of hidden query items and any credential replaced.
-    package func url(_ url: URL?) -> String {
+    ///
+    /// - Parameters:
+    ///   - url: The URL.
+    ///   - droppingUserInfo: Whether to leave the user name and password out, as OpenTelemetry's `url.full` does,
+    ///     rather than show the name and hide the password.
+    /// - Returns: The URL's text as it may be shown.
+    package func url(_ url: URL?, droppingUserInfo: Bool = false) -> String {
         guard let url else { return "(no URL)" }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return secrets.replacing(in: url.absoluteString, with: Redactor.encodedPlaceholder)
+        }
+        if droppingUserInfo {
+            components.percentEncodedUser = nil
+            components.percentEncodedPassword = nil
         }
         if redaction.hidesCredentialValues, components.percentEncodedPassword != nil {
             components.percentEncodedPassword = Redactor.encodedPlaceholder

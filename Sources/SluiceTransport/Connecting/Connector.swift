@@ -50,16 +50,30 @@ final class Connector: Sendable {
     ///
     /// - Parameters:
     ///   - origin: Where to connect.
-    ///   - make: Makes the handler (a connection) from the ready stream and its loop, on the loop's thread.
+    ///   - timings: Where to note the DNS and connect phases, when an instrumentation listens.
+    ///   - make: Makes the handler (a connection) from the ready stream, its loop and the address it is connected to,
+    ///     on the loop's thread.
     /// - Returns: The handler made.
     /// - Throws: ``SluiceError`` when no address gave a ready stream, `CancellationError` when the task is cancelled.
     func connect<Handler: ReadinessHandler & Sendable>(
         _ origin: Origin,
-        handingTo make: @escaping @Sendable (ByteStream, EventLoop) -> Handler
+        timings: ConnectionTimings? = nil,
+        handingTo make: @escaping @Sendable (ByteStream, EventLoop, SocketAddress) -> Handler
     ) async throws -> Handler {
-        try await eachAddress(of: origin) { attempt in
-            let loop = attempt.loop
-            return try await attempt.establish(timeout: settings.connectTimeout) { make($0, loop) }
+        try await eachAddress(of: origin, timings: timings) { attempt in
+            let (loop, address) = (attempt.loop, attempt.address)
+            let start = timings.map { _ in ContinuousClock.now }
+            let handler = try await attempt.establish(timeout: settings.connectTimeout) { make($0, loop, address) }
+            if let timings, let start {
+                let ready = ContinuousClock.now
+                timings.noteEstablished(
+                    start: start,
+                    connected: attempt.connectedAt ?? ready,
+                    ready: ready,
+                    usesTLS: origin.usesTLS
+                )
+            }
+            return handler
         }
     }
 
@@ -76,6 +90,7 @@ final class Connector: Sendable {
     /// Tries the origin's addresses (its proxy's, through one) in turn, until one gives a ready stream.
     private func eachAddress<Value>(
         of origin: Origin,
+        timings: ConnectionTimings? = nil,
         _ establish: (StreamEstablishment) async throws -> Value
     ) async throws -> Value {
         let addresses: [SocketAddress]
@@ -91,7 +106,13 @@ final class Connector: Sendable {
             addresses = [.unix(path)]
         case .tcp(let host, let port):
             // Through a proxy, the connection goes to the proxy.
-            addresses = try await Self.resolve(host: origin.proxy?.host ?? host, port: origin.proxy?.port ?? port)
+            let (name, number) = (origin.proxy?.host ?? host, origin.proxy?.port ?? port)
+            // An address written as such is no lookup: only a name's resolution is a DNS phase.
+            let start = timings.map { _ in ContinuousClock.now }
+            addresses = try await Self.resolve(host: name, port: number)
+            if let timings, let start, SocketAddress.numeric(host: name, port: number) == nil {
+                timings.noteDNS((start, .now))
+            }
         }
         let tls = origin.usesTLS ? try makeTLSContext() : nil
         let handshake = try await proxyHandshake(origin)

@@ -28,6 +28,10 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     private var waiting: CheckedContinuation<Void, any Error>?
     /// Whether the TCP connection is up.
     private var tcpConnected = false
+    /// When the TCP connection came up and any proxy's tunnel opened: where a TLS handshake begins.
+    private var connected: ContinuousClock.Instant?
+    /// The address it connects to.
+    let address: SocketAddress
     /// The handshake that opens a tunnel through a proxy once the TCP connection is up, until it is open.
     private var proxyHandshake: ProxyHandshake?
     /// The handshake's bytes not yet taken by the stream, from ``proxyOutputOffset`` on.
@@ -58,6 +62,7 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     ) throws {
         self.loop = loop
         self.origin = origin
+        self.address = address
         self.proxyHandshake = proxyHandshake
         self.descriptors = descriptors
         let socket = try Socket.stream(family: address.family)
@@ -119,6 +124,11 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     /// handshake's) would fail on the origin's other addresses too.
     var reachedPeer: Bool {
         lock.withLock { _ in tcpConnected }
+    }
+
+    /// When the TCP connection came up, and the proxy's tunnel opened where there is one; `nil` before.
+    var connectedAt: ContinuousClock.Instant? {
+        lock.withLock { _ in connected }
     }
 
     private func waitUntilReady(timeout: Duration?) async throws {
@@ -253,6 +263,9 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     ///
     /// Without TLS the stream is ready at once. Call with the lock held.
     private func shakeHands() {
+        if connected == nil {
+            connected = .now
+        }
         guard let tls = stream.tls else {
             finish(nil)
             return

@@ -27,6 +27,11 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
 
     /// One exchange at a time.
     let capacity = 1
+    let protocolVersion = "1.1"
+    /// The address the socket is connected to.
+    let peer: SocketAddress?
+    let number = UInt64(HTTP1Connection.counter.add(1))
+    private static let counter = AtomicCount()
     /// The pool's leases on it: 1 while it carries an exchange; read and changed under the pool's lock only.
     var leases = 0
     /// How many responses it has carried; one that has carried any is kept alive, and may have been closed by
@@ -74,8 +79,17 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
     ///   - pool: The pool it goes back to.
     ///   - limits: The limits of a response's head.
     ///   - readAhead: The bytes of a streamed body read ahead of its reader.
-    init(stream: ByteStream, loop: EventLoop, origin: Origin, pool: ConnectionPool, limits: HeadLimits, readAhead: Int)
-    {
+    ///   - peer: The address the socket is connected to.
+    init(
+        stream: ByteStream,
+        loop: EventLoop,
+        origin: Origin,
+        pool: ConnectionPool,
+        limits: HeadLimits,
+        readAhead: Int,
+        peer: SocketAddress? = nil
+    ) {
+        self.peer = peer
         self.stream = stream
         self.loop = loop
         self.origin = origin

@@ -148,9 +148,14 @@ final class ConnectionPool: Sendable {
     /// - Parameters:
     ///   - origin: Where to connect.
     ///   - fresh: Whether to open a new connection rather than lease one open.
+    ///   - timings: Where to note the wait in the queue and a new connection's phases, when an instrumentation listens.
     /// - Returns: A connection with a lease for one exchange, until it is given back.
     /// - Throws: ``SluiceError`` when a new connection fails, `CancellationError` when the task is cancelled.
-    func acquire(_ origin: Origin, fresh: Bool) async throws -> any PooledConnection {
+    func acquire(
+        _ origin: Origin,
+        fresh: Bool,
+        timings: ConnectionTimings? = nil
+    ) async throws -> any PooledConnection {
         while true {
             let limit = settings.maximumConnectionsPerOrigin
             let step = state.withLock { state -> Step in
@@ -175,7 +180,7 @@ final class ConnectionPool: Sendable {
                 fallthrough
             case .open:
                 do {
-                    return try await open(origin)
+                    return try await open(origin, timings: timings)
                 } catch {
                     freeSlot(origin)
                     throw error
@@ -187,8 +192,13 @@ final class ConnectionPool: Sendable {
                 connection.close()
                 forget(connection)
             case .wait:
-                if let connection = try await waitForRelease(origin) {
-                    return connection
+                let queued = timings.map { _ in ContinuousClock.now }
+                let released = try await waitForRelease(origin)
+                if let timings, let queued {
+                    timings.noteQueued((queued, .now))
+                }
+                if let released {
+                    return released
                 }
             }
         }
@@ -280,21 +290,22 @@ final class ConnectionPool: Sendable {
     }
 
     /// A new connection in a slot just counted, its lease the caller's and its spare capacity offered to the waiters.
-    private func open(_ origin: Origin) async throws -> any PooledConnection {
+    private func open(_ origin: Origin, timings: ConnectionTimings?) async throws -> any PooledConnection {
         let (limits, readAhead) = (settings.limits, settings.readAhead)
         let connection: any PooledConnection
         if let opener {
             connection = try await opener(origin)
         } else {
             // HTTP/1.1 over every stream: a protocol chosen by ALPN would be chosen here, from `stream.tls`.
-            connection = try await connector.connect(origin) { stream, loop in
+            connection = try await connector.connect(origin, timings: timings) { stream, loop, peer in
                 HTTP1Connection(
                     stream: stream,
                     loop: loop,
                     origin: origin,
                     pool: self,
                     limits: limits,
-                    readAhead: readAhead
+                    readAhead: readAhead,
+                    peer: peer
                 )
             }
         }

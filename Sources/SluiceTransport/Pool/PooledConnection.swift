@@ -20,6 +20,12 @@ protocol PooledConnection: AnyObject, Sendable {
     var isReusable: Bool { get }
     /// When it last became idle, if it is, for the pool's eviction.
     var idleSince: ContinuousClock.Instant? { get }
+    /// Its number in the process, for the instrumentation: the same for every exchange it carries.
+    var number: UInt64 { get }
+    /// The HTTP version it speaks, such as `1.1`.
+    var protocolVersion: String { get }
+    /// The address its socket is connected to, when known.
+    var peer: SocketAddress? { get }
 
     /// Starts an exchange on a lease just taken from the pool.
     func start(_ exchange: Exchange)

@@ -28,14 +28,23 @@ package enum SocketAddress: Sendable, CustomStringConvertible {
     /// The address as text: `127.0.0.1:8080`, `[::1]:8080` or the socket's path.
     package var description: String {
         switch self {
+        case .ipv4: "\(host):\(port)"
+        case .ipv6: "[\(host)]:\(port)"
+        case .unix(let path): path
+        }
+    }
+
+    /// The address without its port: `127.0.0.1`, `::1` or the socket's path.
+    package var host: String {
+        switch self {
         case .ipv4(var address):
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             _ = inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(text.count))
-            return "\(Self.text(text)):\(UInt16(bigEndian: address.sin_port))"
+            return Self.text(text)
         case .ipv6(var address):
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             _ = inet_ntop(AF_INET6, &address.sin6_addr, &text, socklen_t(text.count))
-            return "[\(Self.text(text))]:\(UInt16(bigEndian: address.sin6_port))"
+            return Self.text(text)
         case .unix(let path):
             return path
         }

@@ -142,7 +142,7 @@ public final class NetworkRequestPerformer: RequestPerformer {
     ///   cancelled, `.networkConnectionLost`…), or ``SluiceError`` when the body exceeds ``maximumBodySize``, or when
     ///   an async body fails, is longer than ``maximumAsyncBodySize`` or is not its `Content-Length`.
     public func perform(_ request: URLRequest) async throws -> HTTPResponse {
-        let (request, timeout, upload) = try await prepare(request)
+        let (request, timeout, upload, attempt) = try await prepare(request)
         let tasks = self.tasks
         let task: URLSessionDataTask
         if ownsSession {
@@ -158,13 +158,19 @@ public final class NetworkRequestPerformer: RequestPerformer {
             created.withLock { $0 = task.taskIdentifier }
         }
         let limit = maximumBodySize
-        return try await run(task, timeout: timeout) { continuation in
-            tasks.start(task.taskIdentifier, continuation: continuation, limit: limit, upload: upload)
+        return try await TransportScope.reporting(attempt) {
+            try await run(task, timeout: timeout) { continuation in
+                tasks.start(task.taskIdentifier, continuation: continuation, limit: limit, upload: upload)
+            }
         }
     }
 
     /// A request as URLSession is handed it (checked, framed, and timed by the performer), with the idle timeout the
-    /// performer enforces and who wants its upload progress; the cookies URLSession will add are noted.
+    /// performer enforces, who wants its upload progress and the instrumentation's attempt, if any; the cookies
+    /// URLSession will add are noted.
+    ///
+    /// URLSession follows redirects inside one task, so the attempt covers them: its fields go on the first request
+    /// only, and its status is the last response's.
     ///
     /// The check is the client's (`URLRequest.validateForSending(as:)`), made again for a caller that calls the
     /// performer directly: FoundationNetworking drops a header value holding CR, LF or NUL set one way and sends it
@@ -178,7 +184,9 @@ public final class NetworkRequestPerformer: RequestPerformer {
     /// waits for a producer would hold up every URLSession transfer in the process, and the tasks that create them.
     private func prepare(
         _ request: URLRequest
-    ) async throws(SluiceError) -> (request: URLRequest, timeout: TimeInterval, upload: TransportScope.UploadWatch?) {
+    ) async throws(SluiceError) -> (
+        request: URLRequest, timeout: TimeInterval, upload: TransportScope.UploadWatch?, attempt: (any WireAttempt)?
+    ) {
         try request.validateForTransport()
         let upload = NetworkRequestPerformer.uploadProgress(of: request)
         let timeout =
@@ -211,7 +219,9 @@ public final class NetworkRequestPerformer: RequestPerformer {
         sent = sent.framedForURLSession.timedByThePerformer
         noteStoredCookies(for: sent)
         TransportScope.sentRequest?.note(requestAsSent(request))
-        return (sent, timeout, upload)
+        // After the report to the cache: what the instrumentation writes is no field a response varies on.
+        let attempt = TransportScope.beginWireAttempt(&sent, redirectHop: 0)
+        return (sent, timeout, upload, attempt)
     }
 
     /// The largest request body from an async sequence that the performer sends, in bytes: 64 MiB.
@@ -273,12 +283,14 @@ extension NetworkRequestPerformer {
         guard ownsSession else {
             return HTTPResponse.Streamed(try await perform(request))
         }
-        let (request, timeout, upload) = try await prepare(request)
+        let (request, timeout, upload, attempt) = try await prepare(request)
         let tasks = self.tasks
         let task = session.dataTask(with: request)
         let limit = streamBufferLimit
-        return try await run(task, timeout: timeout) { continuation in
-            tasks.startStream(task.taskIdentifier, head: continuation, bufferLimit: limit, upload: upload)
+        return try await TransportScope.reporting(attempt) {
+            try await run(task, timeout: timeout) { continuation in
+                tasks.startStream(task.taskIdentifier, head: continuation, bufferLimit: limit, upload: upload)
+            }
         }
     }
 

@@ -22,6 +22,9 @@ import Testing
 
         var isReusable: Bool { !closed.withLock { $0 } }
         var idleSince: ContinuousClock.Instant? { nil }
+        let number: UInt64 = 0
+        let protocolVersion = "1.1"
+        let peer: SocketAddress? = nil
         func start(_ exchange: Exchange) {}
         func cancel(_ exchange: Exchange) {}
         func close() { closed.withLock { $0 = true } }

@@ -1,0 +1,62 @@
+/// Receives the scopes of the requests a client performs as they begin and end, to turn them into spans, metrics or
+/// logs: the request, each attempt on the wire, each pipeline stage, and the connection each attempt took.
+///
+/// Install one on the client; a client without one makes no scope and reads no extra clock:
+///
+/// ```swift
+/// let client = APIClient(requestPerformer: SocketRequestPerformer(), instrumentation: tracer)
+/// ```
+///
+/// Every call is made on the task performing the request, in order: a scope begins before its children and ends
+/// after them. Each ``InstrumentationScope`` carries its start and end as `ContinuousClock` instants, the clock
+/// ``PipelineMetrics`` measures on, and its attributes under OpenTelemetry's names (``InstrumentationScope/Key``).
+/// What the instrumentation makes for a scope (its span) it keeps in the scope's ``InstrumentationScope/state``,
+/// where the scope's children find their parent's; the request's is also ``RequestContext/instrumentationScope``.
+///
+/// A custom instrumentation implements ``begin(_:)`` and ``end(_:)``; this one prints each attempt:
+///
+/// ```swift
+/// struct AttemptPrinter: RequestInstrumentation {
+///     func begin(_ scope: InstrumentationScope) {}
+///
+///     func end(_ scope: InstrumentationScope) {
+///         guard scope.kind == .attempt, let end = scope.end else { return }
+///         let status = scope.attributes[.httpResponseStatusCode]?.description ?? "-"
+///         print(scope.name, status, scope.start.duration(to: end))
+///     }
+/// }
+/// ```
+///
+/// See <doc:ObservingRequests> for the tree of scopes and the attributes of each.
+public protocol RequestInstrumentation: Sendable {
+    /// A scope has begun: its ``InstrumentationScope/start`` and the attributes known then are set.
+    ///
+    /// - Parameter scope: The scope; its parent has begun already.
+    func begin(_ scope: InstrumentationScope)
+
+    /// A scope has ended: its ``InstrumentationScope/end``, every attribute, its failure and its links are set.
+    ///
+    /// - Parameter scope: The scope; its children have ended already.
+    func end(_ scope: InstrumentationScope)
+
+    /// Writes what the instrumentation propagates, such as W3C `traceparent` and `tracestate`, into the header fields
+    /// of an attempt about to be sent.
+    ///
+    /// Called after ``begin(_:)`` for the attempt, after every middleware and before the transport, so that each
+    /// attempt (a retry, a replay after 401, a redirect) carries its own. The fields written here are not part of the
+    /// key a ``CachingPerformer`` matches variants on: the cache looks before the attempt is made.
+    ///
+    /// - Parameters:
+    ///   - headers: The attempt's header fields, to add to.
+    ///   - attempt: The attempt's scope, begun.
+    func inject(into headers: inout HTTPHeaders, for attempt: InstrumentationScope)
+}
+
+extension RequestInstrumentation {
+    /// Writes nothing: an instrumentation that propagates no context keeps this default.
+    ///
+    /// - Parameters:
+    ///   - headers: The attempt's header fields.
+    ///   - attempt: The attempt's scope.
+    public func inject(into headers: inout HTTPHeaders, for attempt: InstrumentationScope) {}
+}
