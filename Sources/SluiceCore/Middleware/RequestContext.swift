@@ -42,6 +42,9 @@ public final class RequestContext: Sendable {
     public let request: URLRequest
     /// The request's number in this process, counted from 1, shared by its events.
     public let id: UInt64
+    /// The name of the operation the request performs, such as an OpenAPI document's `operationId` (`getItem`), for
+    /// logs and span names; `nil` when what made the request gave it none.
+    public let operationName: String?
     /// What builds the request again; `nil` for a context made from a `URLRequest` alone.
     private let source: (any Request)?
     /// What receives the bytes of the request's body sent so far and, when known, the bytes in all; `nil` when no one
@@ -73,9 +76,11 @@ public final class RequestContext: Sendable {
     ///   - request: The request as built.
     ///   - source: The request that built it, to build it again for another attempt; `nil` when there is none, in
     ///     which case another attempt reuses `request`, and a request with a body stream cannot be sent again.
-    public init(request: URLRequest, builtBy source: (any Request)? = nil) {
+    ///   - operationName: The name of the operation the request performs, as ``operationName`` gives it.
+    public init(request: URLRequest, builtBy source: (any Request)? = nil, operationName: String? = nil) {
         self.request = request
         self.source = source
+        self.operationName = operationName
         self.uploadProgress = TransportScope.upload
         self.id = RequestContext.counter.withLock { counter in
             counter += 1
