@@ -42,6 +42,9 @@ public final class RequestContext: Sendable {
     public let request: URLRequest
     /// The request's number in this process, counted from 1, shared by its events.
     public let id: UInt64
+    /// The name of the operation the request performs, such as an OpenAPI document's `operationId` (`getItem`), for
+    /// logs and span names; `nil` when what made the request gave it none.
+    public let operationName: String?
     /// What builds the request again; `nil` for a context made from a `URLRequest` alone.
     let source: (any Request)?
     /// What receives the bytes of the request's body sent so far and, when known, the bytes in all; `nil` when no one
@@ -76,13 +79,15 @@ public final class RequestContext: Sendable {
     ///   - request: The request as built.
     ///   - source: The request that built it, to build it again for another attempt; `nil` when there is none, in
     ///     which case another attempt reuses `request`, and a request with a body stream cannot be sent again.
+    ///   - operationName: The name of the operation the request performs, as ``operationName`` gives it.
     ///   - instrumentation: What receives the request's scopes, its own beginning now; none by default.
     public convenience init(
         request: URLRequest,
         builtBy source: (any Request)? = nil,
+        operationName: String? = nil,
         instrumentation: (any RequestInstrumentation)? = nil
     ) {
-        self.init(request: request, builtBy: source) { id in
+        self.init(request: request, builtBy: source, operationName: operationName) { id in
             instrumentation.map {
                 RequestTracing(
                     $0,
@@ -100,10 +105,12 @@ public final class RequestContext: Sendable {
     init(
         request: URLRequest,
         builtBy source: (any Request)?,
+        operationName: String? = nil,
         tracing makeTracing: (_ id: UInt64) -> RequestTracing?
     ) {
         self.request = request
         self.source = source
+        self.operationName = operationName
         self.uploadProgress = TransportScope.upload
         let id = RequestContext.counter.withLock { counter in
             counter += 1

@@ -5,7 +5,7 @@ extension Request {
     package func buildStage() throws(SluiceError) -> URLRequest {
         do {
             let request = try build()
-            try request.validateForSending(as: String(describing: Self.self))
+            try request.validate(as: String(describing: Self.self))
             return request
         } catch let error as SluiceError {
             throw error

@@ -139,3 +139,23 @@ extension HTTPHeaders.Field: CustomStringConvertible {
     /// The field as it is written in a head: `Content-Type: text/plain`.
     public var description: String { "\(name.name): \(value)" }
 }
+
+extension HTTPHeaders {
+    /// Checks every field as a client checks a request's fields before sending: each name is a token, and each value
+    /// holds no control character but a tab and no Unicode line separator (see `URLRequest.validate(as:)`).
+    ///
+    /// What brings fields in from another library's types refuses what a client refuses, with the same error.
+    ///
+    /// - Parameter name: What the fields belong to, as the error names it, such as `HTTPRequest`.
+    /// - Throws: ``SluiceError`` with code ``SluiceError/Code/build`` and the first field at fault in
+    ///   ``SluiceError/invalidField``.
+    public func validate(as name: String) throws(SluiceError) {
+        do {
+            for field in fields {
+                try HeaderValidation.check(name: field.name.name, value: field.value, endpoint: name)
+            }
+        } catch {
+            throw SluiceError(invalidField: error.details)
+        }
+    }
+}

@@ -61,6 +61,26 @@ extension URLRequest {
         }
     }
 
+    /// Checks the request as a client checks every request it builds, before any performer sees it, with the rules
+    /// above: what builds `URLRequest`s outside a client (a bridge from another library's request type, say) refuses
+    /// what a client refuses, with the same error.
+    ///
+    /// ```swift
+    /// var request = URLRequest(url: URL(string: "https://api.example.com/items")!)
+    /// request.setValue("a\r\nb", forHTTPHeaderField: "X-Trace")
+    /// try request.validate()  // URLRequest.headers.X-Trace: the value contains the control character U+000D, …
+    /// ```
+    ///
+    /// - Parameter name: What built the request, as the error names it: `URLRequest` by default.
+    /// - Throws: ``SluiceError`` with code ``SluiceError/Code/build`` and the field in ``SluiceError/invalidField``.
+    public func validate(as name: String = "URLRequest") throws(SluiceError) {
+        do {
+            try validateForSending(as: name)
+        } catch {
+            throw SluiceError(invalidField: error.details)
+        }
+    }
+
     /// Checks that no two field names are the same name in different cases.
     ///
     /// A request has few fields: they are compared pairwise, with no lowercased copies, since every request is asked.

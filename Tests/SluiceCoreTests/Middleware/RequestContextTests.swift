@@ -35,6 +35,19 @@ private struct ContextProbe: RequestPerformer {
     }
 }
 
+/// A performer that reports the operation name its context carries.
+private struct NameProbe: RequestPerformer {
+    let base: any RequestPerformer
+    let seen: Locked<[String?]>
+
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        try await RequestContext.withContext(for: request) { context in
+            seen.withLock { $0.append(context.operationName) }
+            return try await base.perform(request)
+        }
+    }
+}
+
 @Suite struct RequestContextTests {
     let url: URL
     /// Waits of zero between attempts.
@@ -170,6 +183,24 @@ private struct ContextProbe: RequestPerformer {
         #expect(shared.map(\.kind) == [.started, .finished])
         #expect(shared.last?.attempts == 2)
         #expect(shared.allSatisfy { !finished.map(\.id).contains($0.id) })
+    }
+
+    /// The operation's name, given where the request was made (an OpenAPI transport's `operationID`), reaches every
+    /// performer through the context; a context made for a performer called directly has none.
+    @Test func carriesTheOperationNameToEveryPerformer() async throws {
+        let seen = Locked<[String?]>([])
+        let probe = NameProbe(
+            base: StubPerformer(responses: [
+                HTTPResponse(status: .badGateway), HTTPResponse(status: .ok), HTTPResponse(status: .ok),
+            ]),
+            seen: seen
+        )
+        let performer = probe.retrying(immediate)
+        let context = RequestContext(request: URLRequest(url: url), operationName: "getItem")
+        _ = try await context.run { _ in try await performer.perform(URLRequest(url: url)) }
+        #expect(seen.withLock { $0 } == ["getItem", "getItem"])
+        _ = try await probe.perform(URLRequest(url: url))
+        #expect(seen.withLock { $0 }.last == .some(nil))
     }
 }
 

@@ -153,4 +153,37 @@ import FoundationNetworking
         let length = #expect(throws: InvalidFieldError.self) { try request.validateForSending(as: "Long") }
         #expect(length?.description.utf8.count ?? .max < 200)
     }
+
+    /// A request built outside a client (by a bridge from another library's types) is refused as a client refuses it:
+    /// the same code, the same field, the same reason.
+    @Test func refusesARequestBuiltOutsideAClientAsAClientDoes() async throws {
+        let built = Tampered(url: server.url("/x"), fields: ["X-Trace": "a\u{85}b"])
+        let request = try built.build()
+        let direct = #expect(throws: SluiceError.self) { try request.validate(as: "Bridge") }
+        let client = await #expect(throws: SluiceError.self) { try await APIClient().perform(built) }
+        #expect(direct?.code == .build)
+        #expect(direct?.invalidField?.field == client?.invalidField?.field)
+        #expect(direct?.invalidField?.reason == client?.invalidField?.reason)
+        #expect(
+            direct?.invalidField?.description
+                == "Bridge.headers.X-Trace: the value contains the control character U+0085, which would break the header"
+        )
+        var fine = URLRequest(url: server.url("/x"))
+        fine.setValue("1", forHTTPHeaderField: "X-Trace")
+        #expect(throws: Never.self) { try fine.validate() }
+    }
+
+    /// Header fields from another library's types are checked field by field, the first at fault named.
+    @Test func refusesHeaderFieldsAsAClientDoes() throws {
+        let fields = HTTPHeaders([.init("Accept", "*/*"), .init("X Trace", "1"), .init("X-Next", "a\nb")])
+        let error = #expect(throws: SluiceError.self) { try fields.validate(as: "HTTPFields") }
+        #expect(error?.code == .build)
+        #expect(
+            error?.invalidField?.description
+                == #"HTTPFields.headers["X Trace"]: the name holds U+0020, which a header name cannot"#
+        )
+        #expect(throws: Never.self) {
+            try HTTPHeaders([.init("Set-Cookie", "a=1"), .init("Set-Cookie", "b=2")]).validate(as: "HTTPFields")
+        }
+    }
 }
