@@ -212,12 +212,16 @@ import Testing
     }
 
     /// A head dripped a byte at a time never lets the idle timeout fire; the limit on the whole head does.
+    ///
+    /// The head never ends (a field value that grows by a byte every 50 ms for 20 s), so that a client whose loop a
+    /// busy machine holds up still sees it unfinished when it reads its first bytes.
     @Test(arguments: TransportKind.socketCases)
     func aHeadThatDripsFailsAtTheHeadTimeLimit(_ kind: TransportKind) async throws {
         let origin = try await kind.origin(of: server)
+        let drip = ["HTTP/1.1 200 OK\r\nX-Drip: "] + Array(repeating: "a", count: 400)
         server.route(
             "/drip",
-            response: LoopbackServer.Response(body: Data("x".utf8), fault: .drip(bytes: 1, every: .milliseconds(50)))
+            response: LoopbackServer.Response(fault: .raw(drip, pause: .milliseconds(50), thenClose: false))
         )
         let performer = kind.makeSocketPerformer(configuration: .init(maximumHeadTime: .milliseconds(300)))
         var request = URLRequest(url: origin.url("/drip"))
