@@ -71,11 +71,12 @@ extension URLRequest {
     /// try request.validate()  // URLRequest.headers.X-Trace: the value contains the control character U+000D, …
     /// ```
     ///
-    /// - Parameter name: What built the request, as the error names it: `URLRequest` by default.
+    /// - Parameter name: What built the request, as the error names it: `URLRequest` by default; made only for an
+    ///   error, so that a request that passes costs no string.
     /// - Throws: ``SluiceError`` with code ``SluiceError/Code/build`` and the field in ``SluiceError/invalidField``.
-    public func validate(as name: String = "URLRequest") throws(SluiceError) {
+    public func validate(as name: @autoclosure () -> String = "URLRequest") throws(SluiceError) {
         do {
-            try validateForSending(as: name)
+            try validateForSending(as: name())
         } catch {
             throw SluiceError(invalidField: error.details)
         }
