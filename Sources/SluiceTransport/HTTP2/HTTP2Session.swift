@@ -51,6 +51,7 @@ package final class HTTP2Session {
         /// The server is going away: streams above `lastStream` were not processed, and may be sent again elsewhere.
         case goAway(lastStream: Int32, errorCode: UInt32)
 
+        /// Whether two events say the same: fields compared in order, a close's error by its message.
         package static func == (lhs: Event, rhs: Event) -> Bool {
             switch (lhs, rhs) {
             case (.settings(let a), .settings(let b)): a == b
