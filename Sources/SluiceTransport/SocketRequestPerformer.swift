@@ -93,10 +93,20 @@ public final class SocketRequestPerformer: RequestPerformer {
     ///
     /// - Parameter configuration: Limits, timeouts and the fallback; the defaults suit most services.
     public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, poolEvents: nil)
+    }
+
+    /// Creates a performer with its own pool of connections, which reports what it does on its own to `poolEvents`.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits, timeouts and the fallback.
+    ///   - poolEvents: Where the pool reports its events; `nil` to report none.
+    package convenience init(configuration: Configuration, poolEvents: (any PoolEventSink)?) {
+        // On Apple platforms https:// goes to URLSession, which applies the system's TLS and trust settings.
         #if canImport(Darwin)
-        self.init(configuration: configuration, tlsLibrary: nil)
+        self.init(configuration: configuration, tlsLibrary: nil, poolEvents: poolEvents)
         #else
-        self.init(configuration: configuration, tlsLibrary: try? OpenSSL.shared.get())
+        self.init(configuration: configuration, tlsLibrary: try? OpenSSL.shared.get(), poolEvents: poolEvents)
         #endif
     }
 
@@ -106,7 +116,8 @@ public final class SocketRequestPerformer: RequestPerformer {
     /// - Parameters:
     ///   - configuration: Limits, timeouts and the fallback.
     ///   - tlsLibrary: The OpenSSL to use; `nil` to send `https://` to the fallback.
-    package init(configuration: Configuration, tlsLibrary: OpenSSL?) {
+    ///   - poolEvents: Where the pool reports its events; `nil` to report none.
+    package init(configuration: Configuration, tlsLibrary: OpenSSL?, poolEvents: (any PoolEventSink)? = nil) {
         self.configuration = configuration
         let cookieStorage = configuration.cookies.storageForNewPerformer()
         self.cookieStorage = cookieStorage
@@ -130,7 +141,8 @@ public final class SocketRequestPerformer: RequestPerformer {
                 readAhead: configuration.streamReadAhead,
                 tls: configuration.tls,
                 tlsLibrary: tlsLibrary
-            )
+            ),
+            events: poolEvents
         )
     }
 

@@ -171,7 +171,7 @@ extension RequestContext {
     ///   - error: The error, for a request that failed.
     ///   - metrics: The stage times and byte counts.
     public func finish(response: HTTPResponse?, error: SluiceError?, metrics: PipelineMetrics) {
-        tracing?.endRequest(response: response, error: error, metrics: metrics)
+        tracing?.endRequest(response: response, error: error, metrics: metrics, context: self)
         let observers = self.observers
         guard !observers.isEmpty else { return }
         let event = RequestEvent(

@@ -52,6 +52,11 @@ extension InstrumentationScope {
         /// `http.response.body.size`: the bytes of the response's body received.
         public static let httpResponseBodySize = Key("http.response.body.size")
 
+        /// `url.scheme`: the scheme of the origin a connection goes to, `http` or `https`.
+        public static let urlScheme = Key("url.scheme")
+        /// `http.connection.state`: whether a connection carries an exchange, `active`, or waits for one, `idle`.
+        public static let httpConnectionState = Key("http.connection.state")
+
         /// `sluice.cache.outcome`: what a ``CachingPerformer`` did: `hit`, `stale-hit`, `revalidated`, `miss`,
         /// `not-stored` or `unavailable` (``HTTPCache/Outcome/Kind``).
         public static let cacheOutcome = Key("sluice.cache.outcome")
@@ -66,10 +71,23 @@ extension InstrumentationScope {
         public static let connectionReused = Key("sluice.connection.reused")
         /// `sluice.connection.id`: the connection's number in this process, the same for every attempt it carries.
         public static let connectionID = Key("sluice.connection.id")
+        /// `sluice.connection.count`: how many connections a pool's log record tells of.
+        public static let connectionCount = Key("sluice.connection.count")
+        /// `sluice.detail`: the text a log record carries beside its fixed message, such as a warning or an error's
+        /// message, with every credential of the request replaced.
+        public static let detail = Key("sluice.detail")
         /// `sluice.background`: `true` on the request scope of work a performer does on its own, such as a cache's
         /// revalidation in the background.
         public static let background = Key("sluice.background")
     }
+
+    /// The bucket boundaries, in seconds, of OpenTelemetry's `http.client.request.duration` histogram, as its HTTP
+    /// client conventions advise: 5 ms to 10 s.
+    ///
+    /// One definition for every adapter that makes the histogram from the attempts' scopes.
+    public static let requestDurationBuckets: [Double] = [
+        0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+    ]
 
     /// An attribute's value.
     public enum Value: Sendable, Hashable, CustomStringConvertible {

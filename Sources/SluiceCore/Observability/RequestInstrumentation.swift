@@ -50,6 +50,22 @@ public protocol RequestInstrumentation: Sendable {
     ///   - headers: The attempt's header fields, to add to.
     ///   - attempt: The attempt's scope, begun.
     func inject(into headers: inout HTTPHeaders, for attempt: InstrumentationScope)
+
+    /// The least severe level of the records ``log(_:)`` takes, or `nil` for none: records below it are never made.
+    var logLevel: LogRecord.Level? { get }
+
+    /// Receives a structured log record: the request's own, on its task, or its pool's (see ``LogRecord/activity``).
+    ///
+    /// Only records at ``logLevel`` or above are made and sent; their metadata has been redacted.
+    ///
+    /// - Parameter record: The record.
+    func log(_ record: LogRecord)
+
+    /// Receives a change in what a pool of connections holds, from the ``SocketRequestPerformer`` the instrumentation
+    /// was given to (``SocketRequestPerformer/init(configuration:instrumentation:)``).
+    ///
+    /// - Parameter measurement: The change.
+    func record(_ measurement: PoolMeasurement)
 }
 
 extension RequestInstrumentation {
@@ -59,4 +75,17 @@ extension RequestInstrumentation {
     ///   - headers: The attempt's header fields.
     ///   - attempt: The attempt's scope.
     public func inject(into headers: inout HTTPHeaders, for attempt: InstrumentationScope) {}
+
+    /// `nil`: an instrumentation that keeps the default ``log(_:)`` is sent no record.
+    public var logLevel: LogRecord.Level? { nil }
+
+    /// Does nothing: an instrumentation that writes no logs keeps this default.
+    ///
+    /// - Parameter record: The record.
+    public func log(_ record: LogRecord) {}
+
+    /// Does nothing: an instrumentation that keeps no metrics of the pool keeps this default.
+    ///
+    /// - Parameter measurement: The change.
+    public func record(_ measurement: PoolMeasurement) {}
 }

@@ -21,6 +21,8 @@ final class RequestTracing: Sendable {
     let parent: InstrumentationScope?
     /// The name of the request's attempts: OpenTelemetry's span name.
     let spanName: String
+    /// The request's ``RequestContext/id``, or that of the request a shared call was started for, for log records.
+    let requestID: InstrumentationScope.Value
     private let state = Locked(State())
 
     /// The tracing of a request that begins at `start`.
@@ -35,8 +37,9 @@ final class RequestTracing: Sendable {
     ) {
         self.instrumentation = instrumentation
         spanName = RequestTracing.spanName(of: request, template: template)
+        requestID = .int(Int(truncatingIfNeeded: id))
         var attributes = RequestTracing.attributes(of: request, template: template, credentials: [])
-        attributes[.requestID] = .int(Int(truncatingIfNeeded: id))
+        attributes[.requestID] = requestID
         if background {
             attributes[.background] = .bool(true)
         }
@@ -55,6 +58,7 @@ final class RequestTracing: Sendable {
         self.request = nil
         self.parent = parent.attemptParent
         spanName = parent.spanName
+        requestID = parent.requestID
     }
 
     /// The scope a new attempt goes under.
@@ -127,15 +131,64 @@ final class RequestTracing: Sendable {
 
     // MARK: - The request's end
 
-    /// Ends the request's scope with its outcome.
-    func endRequest(response: HTTPResponse?, error: SluiceError?, metrics: PipelineMetrics) {
+    /// Ends the request's scope with its outcome, after its own log records: each warning noted, then the outcome.
+    ///
+    /// - Parameters:
+    ///   - response: The response, when one arrived.
+    ///   - error: The error, for a request that failed.
+    ///   - metrics: The stage times and byte counts.
+    ///   - context: The request's context, for the request, credentials and warnings its records are redacted by.
+    func endRequest(response: HTTPResponse?, error: SluiceError?, metrics: PipelineMetrics, context: RequestContext) {
         guard let request else { return }
         RequestTracing.note(response: response, error: error, on: request)
         request.set(.httpRequestBodySize, metrics.requestBodyBytes > 0 ? .int(metrics.requestBodyBytes) : nil)
         if response != nil {
             request.set(.httpResponseBodySize, .int(metrics.responseBodyBytes))
         }
+        if let level = instrumentation.logLevel {
+            logEnd(of: request, error: error, context: context, from: level)
+        }
         request.finish(at: .now, failed: error != nil, to: instrumentation)
+    }
+
+    /// The attributes of the request's scope its outcome's record carries.
+    private static let outcomeKeys: [InstrumentationScope.Key] = [
+        .requestID, .httpRequestMethod, .urlFull, .urlTemplate, .httpResponseStatusCode, .errorType, .cacheOutcome,
+    ]
+
+    /// Sends the request's own records at its end, those at `level` or above: each warning noted, then its outcome,
+    /// every text in them redacted by the request's credentials.
+    private func logEnd(
+        of scope: InstrumentationScope,
+        error: SluiceError?,
+        context: RequestContext,
+        from level: LogRecord.Level
+    ) {
+        let (outcomeLevel, outcome): (LogRecord.Level, LogRecord.Message) =
+            error == nil ? (.info, .requestFinished) : (.warning, .requestFailed)
+        let warnings = level <= .warning ? context.warnings : []
+        guard !warnings.isEmpty || level <= outcomeLevel else { return }
+        let redactor =
+            error != nil || !warnings.isEmpty
+            ? Redactor(.default, request: context.request, credentials: context.credentials, readingBodies: false) : nil
+        for warning in warnings {
+            var metadata = Attributes()
+            metadata[.requestID] = requestID
+            metadata[.detail] = redactor.map { .string($0.text(warning)) }
+            instrumentation.log(
+                LogRecord(.warning, .requestWarning, metadata: metadata, activity: .request, scope: scope)
+            )
+        }
+        guard level <= outcomeLevel else { return }
+        let attributes = scope.attributes
+        var metadata = Attributes()
+        for key in RequestTracing.outcomeKeys {
+            metadata[key] = attributes[key]
+        }
+        if let error, let redactor {
+            metadata[.detail] = .string(redactor.text(error.message))
+        }
+        instrumentation.log(LogRecord(outcomeLevel, outcome, metadata: metadata, activity: .request, scope: scope))
     }
 
     /// Notes the outcome of a request or an attempt: its status, cache outcome and error type.
@@ -212,7 +265,7 @@ final class RequestTracing: Sendable {
                 context.noteWarning("the instrumentation's field \(field.name.name) was not sent: \(error.reason)")
             }
         }
-        return AttemptTracing(scope: scope, instrumentation: instrumentation)
+        return AttemptTracing(scope: scope, instrumentation: instrumentation, requestID: requestID)
     }
 
     // MARK: - Attributes
@@ -284,10 +337,17 @@ final class RequestTracing: Sendable {
 final class AttemptTracing: WireAttempt {
     let scope: InstrumentationScope
     private let instrumentation: any RequestInstrumentation
+    /// The id of the request the attempt is sent for, for its log records.
+    private let requestID: InstrumentationScope.Value
 
-    init(scope: InstrumentationScope, instrumentation: any RequestInstrumentation) {
+    init(
+        scope: InstrumentationScope,
+        instrumentation: any RequestInstrumentation,
+        requestID: InstrumentationScope.Value
+    ) {
         self.scope = scope
         self.instrumentation = instrumentation
+        self.requestID = requestID
     }
 
     func noteConnection(_ report: ConnectionReport) {
@@ -320,6 +380,27 @@ final class AttemptTracing: WireAttempt {
             child.finish(at: phase.end, failed: false, to: instrumentation)
         }
         connection.finish(at: report.ready, failed: false, to: instrumentation)
+        if let level = instrumentation.logLevel, level <= .debug {
+            var metadata = InstrumentationScope.Attributes()
+            metadata[.requestID] = requestID
+            let own = scope.attributes
+            for key in [InstrumentationScope.Key.serverAddress, .serverPort, .httpRequestResendCount] {
+                metadata[key] = own[key]
+            }
+            for attribute in attributes {
+                metadata[attribute.key] = attribute.value
+            }
+            instrumentation.log(
+                LogRecord(
+                    .debug,
+                    .attemptConnected,
+                    metadata: metadata,
+                    activity: .request,
+                    scope: scope,
+                    instant: report.ready
+                )
+            )
+        }
     }
 
     func end(response: (any ResponseHead)?, error: (any Error)?) {

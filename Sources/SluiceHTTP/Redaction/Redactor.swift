@@ -3,9 +3,16 @@
 /// The one redaction behind logs, fixtures, cURL commands and error messages. It collects the credentials once, when
 /// it is made, from the request, the response and the credentials performers noted; then every text it shows goes
 /// through the by-name rules and one pass that replaces every known credential.
-package struct Redactor: Sendable {
+///
+/// Use it to show what a request carried wherever it leaves the process, such as a log record's text:
+///
+/// ```swift
+/// let redactor = Redactor(.default, request: request)
+/// log(redactor.text(error.localizedDescription))
+/// ```
+public struct Redactor: Sendable {
     /// The rules.
-    package let redaction: Redaction
+    public let redaction: Redaction
     private let secrets: SecretMatcher
 
     /// What stands for a hidden value in a URL or a form body.
@@ -26,7 +33,7 @@ package struct Redactor: Sendable {
     ///   - bodyWindow: How many bytes at the start of each body are read for those credentials; all by default. What
     ///     shows an excerpt of a body (an error, a log) reads only a window around it, so that it takes memory
     ///     bounded by the excerpt rather than by the body.
-    package init(
+    public init(
         _ redaction: Redaction,
         request: URLRequest? = nil,
         response: HTTPResponse? = nil,
@@ -80,7 +87,12 @@ package struct Redactor: Sendable {
     }
 
     /// A header's value, or the placeholder when the header is hidden; any credential in it replaced.
-    package func header(_ value: String, of name: Header) -> String {
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - name: The header's name.
+    /// - Returns: The value as it may be shown.
+    public func header(_ value: String, of name: Header) -> String {
         redaction.hides(header: name)
             ? Redaction.placeholder : secrets.replacing(in: value, with: Redaction.placeholder)
     }
@@ -113,7 +125,7 @@ package struct Redactor: Sendable {
     ///   - droppingUserInfo: Whether to leave the user name and password out, as OpenTelemetry's `url.full` does,
     ///     rather than show the name and hide the password.
     /// - Returns: The URL's text as it may be shown.
-    package func url(_ url: URL?, droppingUserInfo: Bool = false) -> String {
+    public func url(_ url: URL?, droppingUserInfo: Bool = false) -> String {
         guard let url else { return "(no URL)" }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return secrets.replacing(in: url.absoluteString, with: Redactor.encodedPlaceholder)
@@ -137,7 +149,10 @@ package struct Redactor: Sendable {
     /// shows them, so that no credential it knows of is left in it.
     ///
     /// A body given as a stream is left as it is, unread; a request with nothing to hide comes back unchanged.
-    package func request(_ request: URLRequest) -> URLRequest {
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The request as it may be shown.
+    public func request(_ request: URLRequest) -> URLRequest {
         var copy = request
         if let url = request.url {
             let shown = self.url(url)
@@ -161,7 +176,10 @@ package struct Redactor: Sendable {
     }
 
     /// Any text, such as an error message, with the credentials replaced.
-    package func text(_ text: String) -> String {
+    ///
+    /// - Parameter text: The text.
+    /// - Returns: The text as it may be shown.
+    public func text(_ text: String) -> String {
         secrets.replacing(in: text, with: Redaction.placeholder)
     }
 
@@ -170,7 +188,12 @@ package struct Redactor: Sendable {
     ///
     /// For a finite `limit`, only a window at the start of the body is read, ``excerptWindow(limit:)`` bytes long:
     /// a JSON document cut there is no longer one, and its hidden fields are found as in any text, `"name": value`.
-    package func body(_ body: Data, limit: Int) -> String {
+    ///
+    /// - Parameters:
+    ///   - body: The body's bytes.
+    ///   - limit: The most characters shown.
+    /// - Returns: The body as it may be shown.
+    public func body(_ body: Data, limit: Int) -> String {
         guard !body.isEmpty else { return "" }
         let window = Redactor.window(body, Redactor.excerptWindow(limit: limit))
         guard let redacted = redacted(window) else {

@@ -108,7 +108,7 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
                 // taken from the pool is left to it: its own read will tell.
                 if readable {
                     setInterest([])
-                    if pool.removeIdle(self) {
+                    if pool.removeIdle(self, because: .closedByServer) {
                         closeLocked()
                     }
                 }

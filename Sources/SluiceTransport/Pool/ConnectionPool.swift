@@ -95,6 +95,8 @@ final class ConnectionPool: Sendable {
 
     private let settings: Settings
     private let state = Locked(State())
+    /// Where the pool reports what it does on its own, when its performer was given an instrumentation.
+    private let events: (any PoolEventSink)?
     /// Opens its connections, when not HTTP/1.1 over a stream from ``connector``: a test's connections of another
     /// capacity.
     private let opener: Opener?
@@ -125,9 +127,11 @@ final class ConnectionPool: Sendable {
     /// - Parameters:
     ///   - settings: The limits and what connections need.
     ///   - opener: What opens its connections; `nil` for HTTP/1.1 over a stream from ``connector``.
-    init(settings: Settings, opener: Opener? = nil) {
+    ///   - events: Where to report what the pool does on its own; `nil` to report nothing.
+    init(settings: Settings, opener: Opener? = nil, events: (any PoolEventSink)? = nil) {
         self.settings = settings
         self.opener = opener
+        self.events = events
         connector = Connector(
             settings: Connector.Settings(
                 connectTimeout: settings.connectTimeout,
@@ -158,7 +162,7 @@ final class ConnectionPool: Sendable {
     ) async throws -> any PooledConnection {
         while true {
             let limit = settings.maximumConnectionsPerOrigin
-            let step = state.withLock { state -> Step in
+            let step = changing(origin) { state -> Step in
                 // Changed in place: a copy of the origin's state would copy its list too as one is taken from it.
                 let step = state.origins[origin, default: OriginState()].lease(fresh: fresh, limit: limit)
                 switch step {
@@ -224,7 +228,7 @@ final class ConnectionPool: Sendable {
             case idle
             case busy
         }
-        let next = state.withLock { state -> Next in
+        let next = changing(origin) { state -> Next in
             if let waiter = state.origins[origin]?.waiters.first {
                 state.origins[origin]?.waiters.removeFirst()
                 return .waiter(waiter)
@@ -255,28 +259,34 @@ final class ConnectionPool: Sendable {
 
     /// Takes an idle connection out of the pool, to close it, and frees its slot; `false` when it is not idle (a
     /// request has just taken it, and its own read will tell what happened).
-    func removeIdle(_ connection: any PooledConnection) -> Bool {
-        let removed = state.withLock { state -> Bool in
+    ///
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - reason: Why it is closed, for the pool's events: ``PoolEvent/Kind/evicted`` or
+    ///     ``PoolEvent/Kind/closedByServer``.
+    /// - Returns: Whether it was idle, and is now out of the pool.
+    func removeIdle(_ connection: any PooledConnection, because reason: PoolEvent.Kind) -> Bool {
+        let origin = connection.origin
+        let (removed, waiter) = changing(origin, reason, connection) { state -> (Bool, Waiter?) in
             guard connection.leases == 0,
-                let index = state.origins[connection.origin]?.available.firstIndex(where: { $0 === connection })
-            else { return false }
-            state.origins[connection.origin]?.available.remove(at: index)
-            return true
+                let index = state.origins[origin]?.available.firstIndex(where: { $0 === connection })
+            else { return (false, nil) }
+            state.origins[origin]?.available.remove(at: index)
+            return (true, freeSlot(origin, leases: 0, in: &state))
         }
-        if removed {
-            freeSlot(connection.origin, leases: 0)
-        }
+        waiter?.continuation.resume(returning: nil)
         return removed
     }
 
     /// Closes every idle connection.
     func closeIdleConnections() {
-        let idle = state.withLock { state -> [any PooledConnection] in
-            var all: [any PooledConnection] = []
+        let idle = state.withLock { state -> [Origin: [any PooledConnection]] in
+            var all: [Origin: [any PooledConnection]] = [:]
             for origin in Array(state.origins.keys) {
                 guard var entry = state.origins[origin] else { continue }
                 let closing = entry.available.filter { $0.leases == 0 }
-                all += closing
+                guard !closing.isEmpty else { continue }
+                all[origin] = closing
                 entry.open -= closing.count
                 openConnections.add(-closing.count)
                 entry.available.removeAll { $0.leases == 0 }
@@ -284,8 +294,16 @@ final class ConnectionPool: Sendable {
             }
             return all
         }
-        for connection in idle {
-            connection.close()
+        for (origin, connections) in idle {
+            for connection in connections {
+                connection.close()
+            }
+            if let events {
+                var event = PoolEvent(.closedIdle, origin: origin)
+                event.idleChange = -connections.count
+                event.count = connections.count
+                events.poolEvent(event)
+            }
         }
     }
 
@@ -309,7 +327,7 @@ final class ConnectionPool: Sendable {
                 )
             }
         }
-        let waiters = state.withLock { state -> [Waiter] in
+        let waiters = changing(origin, .opened, connection) { state -> [Waiter] in
             connection.leases = 1
             var served: [Waiter] = []
             while connection.leases < connection.capacity, let waiter = state.origins[origin]?.waiters.first {
@@ -360,35 +378,88 @@ final class ConnectionPool: Sendable {
     /// Counts off a lease on a closed connection, whose slot is freed with the last.
     private func forget(_ connection: any PooledConnection) {
         let origin = connection.origin
-        let leases = state.withLock { state -> Int in
+        let waiter = changing(origin, .closed, connection) { state -> Waiter? in
             connection.leases -= 1
             if let index = state.origins[origin]?.available.firstIndex(where: { $0 === connection }) {
                 state.origins[origin]?.available.remove(at: index)
             }
             activeLeases.add(-1)
-            return connection.leases
+            return connection.leases <= 0 ? freeSlot(origin, leases: 0, in: &state) : nil
         }
-        if leases <= 0 {
-            freeSlot(origin, leases: 0)
-        }
+        waiter?.continuation.resume(returning: nil)
     }
 
-    /// Counts a connection as closed and lets the first waiter open one in its place.
+    /// Counts a connection that never opened as closed and lets the first waiter open one in its place.
+    ///
+    /// - Parameter origin: The connection's origin.
+    private func freeSlot(_ origin: Origin) {
+        let waiter = changing(origin) { state in freeSlot(origin, leases: 1, in: &state) }
+        waiter?.continuation.resume(returning: nil)
+    }
+
+    /// Counts a connection as closed, under the pool's lock, and takes the first waiter, to be resumed with `nil` once
+    /// the lock is released so that it opens one in its place.
     ///
     /// - Parameters:
     ///   - origin: The connection's origin.
     ///   - leases: The leases counted off with the slot: one for a connection that never opened, none for one that
     ///     was idle or has given its leases back.
-    private func freeSlot(_ origin: Origin, leases: Int = 1) {
-        let waiter = state.withLock { state -> Waiter? in
-            state.origins[origin]?.open -= 1
-            openConnections.add(-1)
-            activeLeases.add(-leases)
-            guard let waiter = state.origins[origin]?.waiters.first else { return nil }
-            state.origins[origin]?.waiters.removeFirst()
-            return waiter
+    ///   - state: The pool's state, locked.
+    /// - Returns: The waiter to resume, if any.
+    private func freeSlot(_ origin: Origin, leases: Int, in state: inout State) -> Waiter? {
+        state.origins[origin]?.open -= 1
+        openConnections.add(-1)
+        activeLeases.add(-leases)
+        guard let waiter = state.origins[origin]?.waiters.first else { return nil }
+        state.origins[origin]?.waiters.removeFirst()
+        return waiter
+    }
+
+    /// Runs `body` under the pool's lock, and reports how it changed the origin's counts when the pool reports events.
+    ///
+    /// The counts of active and idle connections are reported once the lock is released: as an event of `kind`, or,
+    /// for ``PoolEvent/Kind/counts``, only when they changed. A ``PoolEvent/Kind/closed`` that freed no slot (a lease
+    /// counted off a connection that carries others) reports only the counts.
+    ///
+    /// - Parameters:
+    ///   - origin: The origin `body` changes.
+    ///   - kind: What `body` does.
+    ///   - connection: The connection it is about, if any.
+    ///   - body: The change.
+    /// - Returns: What `body` returns.
+    private func changing<Result>(
+        _ origin: Origin,
+        _ kind: PoolEvent.Kind = .counts,
+        _ connection: (any PooledConnection)? = nil,
+        _ body: (inout State) -> Result
+    ) -> Result {
+        guard let events else { return state.withLock(body) }
+        let (result, before, after) = state.withLock { state in
+            let before = ConnectionPool.counts(of: origin, in: state)
+            let result = body(&state)
+            return (result, before, ConnectionPool.counts(of: origin, in: state))
         }
-        waiter?.continuation.resume(returning: nil)
+        let freed = after.active + after.idle < before.active + before.idle
+        let kind = kind == .closed && !freed ? .counts : kind
+        guard kind != .counts || before != after else { return result }
+        var event = PoolEvent(kind, origin: origin, connection: connection)
+        event.activeChange = after.active - before.active
+        event.idleChange = after.idle - before.idle
+        events.poolEvent(event)
+        return result
+    }
+
+    /// The connections to an origin that carry an exchange or connect for one, and those idle.
+    private static func counts(of origin: Origin, in state: State) -> Counts {
+        guard let entry = state.origins[origin] else { return Counts(active: 0, idle: 0) }
+        let idle = entry.available.count { $0.leases == 0 }
+        return Counts(active: entry.open - idle, idle: idle)
+    }
+
+    /// An origin's counts of connections, for the pool's events.
+    private struct Counts: Equatable {
+        var active: Int
+        var idle: Int
     }
 
     /// Closes the connection once it has been idle for the idle timeout; call on the connection's loop.
@@ -398,7 +469,7 @@ final class ConnectionPool: Sendable {
             connection.evictionTimer = nil
             guard let self, let idleSince = connection.idleSince else { return }
             if connection.loop.now - idleSince >= self.settings.idleTimeout {
-                if self.removeIdle(connection) {
+                if self.removeIdle(connection, because: .evicted) {
                     connection.close()
                 }
             } else {

@@ -50,7 +50,8 @@ private final class RecordingInstrumentation: RequestInstrumentation {
     }
 }
 
-private struct GetUser: Request {
+/// A request with a URL template and, optionally, a credential, for the instrumentation's suites.
+struct TemplatedGet: Request {
     typealias ResponseObject = JSON
     var url: URL
     var authorization: String?
@@ -110,7 +111,7 @@ extension InstrumentationScope.Attributes {
 
     /// The scopes of one request: the tree, the order of the calls, and the attributes of each.
     @Test func reportsThePlainRequestsScopeTree() async throws {
-        _ = try await client(SocketRequestPerformer()).perform(GetUser(url: server.url("/users/7")))
+        _ = try await client(SocketRequestPerformer()).perform(TemplatedGet(url: server.url("/users/7")))
         let request = try #require(recorder.scopes(.request).first)
         #expect(recorder.scopes(.request).count == 1)
         #expect(request.name == "GET /users/{id}")
@@ -160,8 +161,8 @@ extension InstrumentationScope.Attributes {
     /// connection reused.
     @Test func reportsANewConnectionThenTheSameOneReused() async throws {
         let client = client(SocketRequestPerformer())
-        _ = try await client.perform(GetUser(url: server.url("/users/7")))
-        _ = try await client.perform(GetUser(url: server.url("/users/7")))
+        _ = try await client.perform(TemplatedGet(url: server.url("/users/7")))
+        _ = try await client.perform(TemplatedGet(url: server.url("/users/7")))
         let connections = recorder.scopes(.connection, named: "connection")
         try #require(connections.count == 2)
         let (first, second) = (connections[0], connections[1])
@@ -184,7 +185,9 @@ extension InstrumentationScope.Attributes {
         components.password = "s3cr3t-password"
         components.percentEncodedQuery = "api_key=s3cr3t-key&echo=s3cr3t-token&page=1"
         let url = try #require(components.url)
-        _ = try await client(SocketRequestPerformer()).perform(GetUser(url: url, authorization: "Bearer s3cr3t-token"))
+        _ = try await client(SocketRequestPerformer()).perform(
+            TemplatedGet(url: url, authorization: "Bearer s3cr3t-token")
+        )
         let scopes = recorder.scopes(.request) + recorder.scopes(.attempt)
         try #require(scopes.count == 2)
         for scope in scopes {
@@ -200,7 +203,9 @@ extension InstrumentationScope.Attributes {
     @Test func hidesAHeadersCredentialInThePathOfTheFullURL() async throws {
         server.route("GET", "/items/s3cr3t-token") { _ in .json("{}") }
         let url = server.url("/items/s3cr3t-token")
-        _ = try await client(SocketRequestPerformer()).perform(GetUser(url: url, authorization: "Bearer s3cr3t-token"))
+        _ = try await client(SocketRequestPerformer()).perform(
+            TemplatedGet(url: url, authorization: "Bearer s3cr3t-token")
+        )
         let attempt = try #require(recorder.scopes(.attempt).first)
         let full = try #require(attempt.attributes[string: .urlFull])
         #expect(!full.contains("s3cr3t"), "\(full)")
@@ -240,7 +245,7 @@ extension InstrumentationScope.Attributes {
     @Test func reportsARedirectsHopAsAnAttempt() async throws {
         server.route("GET", "/old") { _ in LoopbackServer.Response(status: 302, headers: [.init(.location, "/new")]) }
         server.route("GET", "/new") { _ in .json("{}") }
-        _ = try await client(SocketRequestPerformer()).perform(GetUser(url: server.url("/old")))
+        _ = try await client(SocketRequestPerformer()).perform(TemplatedGet(url: server.url("/old")))
         let attempts = recorder.scopes(.attempt)
         try #require(attempts.count == 2)
         #expect(attempts[0].attributes[int: .httpResponseStatusCode] == 302)
@@ -409,7 +414,7 @@ extension InstrumentationScope.Attributes {
     /// URLSession's performer reports its attempt and carries the trace context too; it reports no connection, which
     /// URLSession keeps to itself.
     @Test func reportsTheURLSessionPerformersAttempt() async throws {
-        _ = try await client(NetworkRequestPerformer()).perform(GetUser(url: server.url("/users/7")))
+        _ = try await client(NetworkRequestPerformer()).perform(TemplatedGet(url: server.url("/users/7")))
         let attempt = try #require(recorder.scopes(.attempt).first)
         #expect(recorder.scopes(.attempt).count == 1)
         #expect(attempt.parent?.name == "transport")
@@ -422,7 +427,7 @@ extension InstrumentationScope.Attributes {
     /// Without an instrumentation nothing is written into the request.
     @Test func writesNothingWithoutAnInstrumentation() async throws {
         _ = try await APIClient(requestPerformer: SocketRequestPerformer()).perform(
-            GetUser(url: server.url("/users/7"))
+            TemplatedGet(url: server.url("/users/7"))
         )
         let sent = try #require(server.receivedRequests.first)
         #expect(HTTPHeaders(sent.headers)[Header("traceparent")] == nil)
