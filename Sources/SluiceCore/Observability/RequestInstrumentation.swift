@@ -62,7 +62,7 @@ public protocol RequestInstrumentation: Sendable {
     func log(_ record: LogRecord)
 
     /// Receives a change in what a pool of connections holds, from the ``SocketRequestPerformer`` the instrumentation
-    /// was given to (``SocketRequestPerformer/init(configuration:instrumentation:)``).
+    /// was given to, as in `SocketRequestPerformer(instrumentation:)`.
     ///
     /// - Parameter measurement: The change.
     func record(_ measurement: PoolMeasurement)

@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// let redactor = Redactor(.default, request: request)
-/// log(redactor.text(error.localizedDescription))
+/// print(redactor.text(error.localizedDescription))
 /// ```
 public struct Redactor: Sendable {
     /// The rules.

@@ -54,6 +54,30 @@ private struct TraceContextWriter: RequestInstrumentation {
     }
 }
 
+private struct LevelPrinter: RequestInstrumentation {
+    func begin(_ scope: InstrumentationScope) {}
+    func end(_ scope: InstrumentationScope) {}
+
+    var logLevel: LogRecord.Level? { .debug }
+
+    func log(_ record: LogRecord) {
+        let fields = record.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        print(record.level, record.message, fields)
+    }
+}
+
+/// The example of LogRecord's documentation.
+private struct InfoPrinter: RequestInstrumentation {
+    func begin(_ scope: InstrumentationScope) {}
+    func end(_ scope: InstrumentationScope) {}
+
+    func log(_ record: LogRecord) {
+        guard record.level >= .info else { return }
+        let fields = record.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        print(record.level, record.message, fields)
+    }
+}
+
 /// The example of RequestInstrumentation's documentation.
 private struct AttemptPrinter: RequestInstrumentation {
     func begin(_ scope: InstrumentationScope) {}
@@ -86,6 +110,25 @@ private struct Fetch: Request {
         #expect(user["id"]?.int == 7)
         let printing = APIClient(requestPerformer: SocketRequestPerformer(), instrumentation: AttemptPrinter())
         _ = try await printing.perform(Fetch(url: server.url("/users/7")))
+    }
+
+    @Test func printsTheRequestsAndThePoolsRecords() async throws {
+        let transport = SocketRequestPerformer(instrumentation: LevelPrinter())
+        let client = APIClient(requestPerformer: transport, instrumentation: LevelPrinter())
+        let user = try await client.perform(Fetch(url: server.url("/users/7")))
+        #expect(user["id"]?.int == 7)
+        #expect(InfoPrinter().logLevel == nil)
+        _ = try await APIClient(requestPerformer: transport, instrumentation: InfoPrinter())
+            .perform(Fetch(url: server.url("/users/7")))
+    }
+
+    @Test func redactsATextByTheRequestsCredentials() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/me")))
+        request.setValue("Bearer s3cr3t-token", forHTTPHeaderField: "Authorization")
+        let error = URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "s3cr3t-token refused"])
+        let redactor = Redactor(.default, request: request)
+        print(redactor.text(error.localizedDescription))
+        #expect(redactor.text(error.localizedDescription) == "<redacted> refused")
     }
 
     @Test func namesAnEndpointByItsTemplate() {
