@@ -16,6 +16,14 @@
 /// wherever it appears, also echoed in a response; and the values under names such as `password`, `access_token` or
 /// `api_key` (``Redaction/defaultNames``). Bodies, and the response's headers, are logged only when a ``bodyLimit``
 /// is set, bodies cut to that many bytes.
+///
+/// It is also a ``RequestInstrumentation`` that writes the ``LogRecord``s at its ``logLevel`` and above, one line each,
+/// such as the pool's when it is given to the transport:
+///
+/// ```swift
+/// let transport = SocketRequestPerformer(instrumentation: LoggingObserver(logLevel: .debug))
+/// // · debug connection opened url.scheme=https server.address=api.example.com server.port=443 …
+/// ```
 public struct LoggingObserver: RequestObserver {
     /// What is hidden.
     public var redaction: Redaction
@@ -23,6 +31,8 @@ public struct LoggingObserver: RequestObserver {
     public var bodyLimit: Int?
     /// Receives each log entry.
     public var write: @Sendable (String) -> Void
+    /// The least severe level of the log records written, as an instrumentation; `nil` for none.
+    public var logLevel: LogRecord.Level?
 
     /// Creates a logging observer.
     ///
@@ -30,14 +40,17 @@ public struct LoggingObserver: RequestObserver {
     ///   - redaction: What is hidden; ``Redaction/default`` by default.
     ///   - bodyLimit: The most bytes of each body logged; no bodies by default.
     ///   - write: Receives each log entry; standard output by default.
+    ///   - logLevel: The least severe level of the log records written, as an instrumentation; `info` by default.
     public init(
         redaction: Redaction = .default,
         bodyLimit: Int? = nil,
-        write: @escaping @Sendable (String) -> Void = { print($0) }
+        write: @escaping @Sendable (String) -> Void = { print($0) },
+        logLevel: LogRecord.Level? = .info
     ) {
         self.redaction = redaction
         self.bodyLimit = bodyLimit
         self.write = write
+        self.logLevel = logLevel
     }
 
     /// Writes the event's entry.
@@ -92,6 +105,30 @@ public struct LoggingObserver: RequestObserver {
             }
         }
         write(lines.joined(separator: "\n"))
+    }
+}
+
+extension LoggingObserver: RequestInstrumentation {
+    /// Does nothing: the observer writes a request's lines from its events.
+    ///
+    /// - Parameter scope: The scope.
+    public func begin(_ scope: InstrumentationScope) {}
+
+    /// Does nothing: the observer writes a request's lines from its events.
+    ///
+    /// - Parameter scope: The scope.
+    public func end(_ scope: InstrumentationScope) {}
+
+    /// Writes a record as one line: `·`, its level, its message and its metadata as `key=value`, each value already
+    /// redacted.
+    ///
+    /// - Parameter record: The record.
+    public func log(_ record: LogRecord) {
+        var line = "· \(record.level) \(record.message)"
+        for attribute in record.metadata {
+            line += " \(attribute.key)=\(attribute.value)"
+        }
+        write(line)
     }
 }
 

@@ -115,6 +115,30 @@ private final class Recorder: RequestObserver {
         #expect(error.map { "\($0)" }?.contains("s3cr3t") == false)
     }
 
+    /// As the transport's instrumentation, the observer writes the pool's records at its level, one line each.
+    @Test func writesThePoolsRecordsAsTheTransportsInstrumentation() async throws {
+        server.route("GET", "/ping") { _ in .text("pong") }
+        let recorder = Recorder()
+        let observer = LoggingObserver(write: { recorder.write($0) }, logLevel: .debug)
+        let transport = SocketRequestPerformer(instrumentation: observer)
+        _ = try await transport.perform(URLRequest(url: server.url("/ping")))
+        transport.closeIdleConnections()
+        let lines = recorder.lines.withLock { $0 }
+        try #require(lines.count == 2, "\(lines)")
+        let opened = "· debug connection opened url.scheme=http server.address=127.0.0.1 server.port=\(server.port)"
+        #expect(lines[0].hasPrefix(opened + " sluice.connection.id="), "\(lines[0])")
+        #expect(lines[0].hasSuffix(" network.protocol.version=1.1"), "\(lines[0])")
+        #expect(
+            lines[1]
+                == "· debug idle connections closed url.scheme=http server.address=127.0.0.1 "
+                + "server.port=\(server.port) sluice.connection.count=1"
+        )
+        let quiet = Recorder()
+        let infoTransport = SocketRequestPerformer(instrumentation: LoggingObserver(write: { quiet.write($0) }))
+        _ = try await infoTransport.perform(URLRequest(url: server.url("/ping")))
+        #expect(quiet.lines.withLock { $0 }.isEmpty)
+    }
+
     @Test func logsNoBodiesUnlessAsked() async throws {
         let recorder = Recorder()
         let performer = NetworkRequestPerformer().logged(to: { recorder.write($0) })
