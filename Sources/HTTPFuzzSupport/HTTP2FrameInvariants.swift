@@ -147,7 +147,9 @@ package enum HTTP2FrameInvariants {
                         "stream \(stream) closed with an error that does not name HTTP/2: \(error.message)"
                 }
                 reading.streams[stream, default: Stream()].closed = error?.message ?? "cleanly"
-            case .settings, .goAway:
+            case .refused(let stream):
+                reading.streams[stream, default: Stream()].closed = "refused"
+            case .settings, .goAway, .pingAcknowledged:
                 break
             }
         }

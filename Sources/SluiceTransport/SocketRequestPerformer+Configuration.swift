@@ -73,6 +73,9 @@ extension SocketRequestPerformer {
         ///
         /// Those are every scheme but `http`, `http+unix` and, where the performer ``handlesHTTPS``, `https`.
         public var fallback: (any RequestPerformer)?
+        /// How HTTP/2 is spoken: offered by ALPN over TLS by default, to cleartext origins by prior knowledge only
+        /// (``SocketRequestPerformer/HTTP2Settings``).
+        public var http2: HTTP2Settings
 
         /// Creates a configuration; every parameter has the default its property documents.
         ///
@@ -95,6 +98,7 @@ extension SocketRequestPerformer {
         ///   - proxies: The proxies requests go through.
         ///   - cookies: Where cookies are kept.
         ///   - fallback: What sends the schemes the performer does not; `nil` for URLSession.
+        ///   - http2: How HTTP/2 is spoken.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
             connectTimeout: Duration? = .seconds(10),
@@ -113,7 +117,8 @@ extension SocketRequestPerformer {
             tls: TLSConfiguration = TLSConfiguration(),
             proxies: Proxy.Settings = .environment,
             cookies: Cookies = .perPerformer,
-            fallback: (any RequestPerformer)? = nil
+            fallback: (any RequestPerformer)? = nil,
+            http2: HTTP2Settings = HTTP2Settings()
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
             self.connectTimeout = connectTimeout
@@ -133,6 +138,7 @@ extension SocketRequestPerformer {
             self.proxies = proxies
             self.cookies = cookies
             self.fallback = fallback
+            self.http2 = http2
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sluice's own ``RequestPerformer``: HTTP/1.1 over POSIX sockets, for `http://` and `https://` over TCP and for
+/// Sluice's own ``RequestPerformer``: HTTP/1.1 and HTTP/2 over POSIX sockets, for `http://` and `https://` over TCP and for
 /// Unix domain sockets, with kept-alive connections pooled per origin, on a few event-loop threads (epoll on Linux,
 /// kqueue on Apple platforms) shared by every performer.
 ///
@@ -62,6 +62,10 @@ import Foundation
 /// ``Configuration/maximumBodySize`` in ``perform(_:)``, or expands more than
 /// ``Configuration/maximumDecompressionRatio`` times, or is corrupt or cut short, fails with a ``SluiceError`` that
 /// names the coding and the bytes received and decoded.
+///
+/// **HTTP/2.** Over TLS, connections offer `h2` by ALPN and speak HTTP/2 when the server chooses it, many requests to a
+/// connection at once; cleartext HTTP/2 only to the origins ``Configuration/http2`` names for prior knowledge (see
+/// ``HTTP2Settings``).
 ///
 /// **Limits and errors.** The request's `timeoutInterval` is the longest wait for a byte of the response, as in
 /// ``NetworkRequestPerformer``; connecting has ``Configuration/connectTimeout``; a head has
@@ -140,7 +144,11 @@ public final class SocketRequestPerformer: RequestPerformer {
                 ),
                 readAhead: configuration.streamReadAhead,
                 tls: configuration.tls,
-                tlsLibrary: tlsLibrary
+                tlsLibrary: tlsLibrary,
+                http2: configuration.http2.policy(
+                    library: Self.http2UnavailableReason == nil ? try? NGHTTP2.shared.get() : nil,
+                    maximumFieldCount: configuration.maximumHeaderCount
+                )
             ),
             events: poolEvents
         )
@@ -358,6 +366,9 @@ public final class SocketRequestPerformer: RequestPerformer {
         let reporter = TransportScope.uploadProgress
         let mayRepeat = HTTPMethod(head.method).isIdempotent && request.bodyCanBeSentAgain
         var fresh = false
+        // A request the server never processed goes again on another connection, whatever its method, a bounded
+        // number of times: a server that refuses every stream is not asked forever.
+        var unprocessedResends = 0
         EventLoop.requestsInFlight.add(1)
         defer { EventLoop.requestsInFlight.add(-1) }
         while true {
@@ -389,6 +400,9 @@ public final class SocketRequestPerformer: RequestPerformer {
             } catch let stale as StaleConnection {
                 guard mayRepeat, !fresh else { throw stale.error }
                 fresh = true
+            } catch let unprocessed as UnprocessedStream {
+                guard request.bodyCanBeSentAgain, unprocessedResends < 2 else { throw unprocessed.error }
+                unprocessedResends += 1
             }
         }
     }

@@ -92,6 +92,7 @@ enum {
     SLUICE_NGHTTP2_RST_STREAM = 3,
     SLUICE_NGHTTP2_SETTINGS = 4,
     SLUICE_NGHTTP2_PUSH_PROMISE = 5,
+    SLUICE_NGHTTP2_PING = 6,
     SLUICE_NGHTTP2_GOAWAY = 7,
     SLUICE_NGHTTP2_FLAG_NONE = 0,
     SLUICE_NGHTTP2_FLAG_END_STREAM = 0x01,
@@ -105,6 +106,7 @@ enum {
     SLUICE_NGHTTP2_NO_ERROR = 0,
     SLUICE_NGHTTP2_PROTOCOL_ERROR = 1,
     SLUICE_NGHTTP2_INTERNAL_ERROR = 2,
+    SLUICE_NGHTTP2_REFUSED_STREAM = 7,
     SLUICE_NGHTTP2_CANCEL = 8,
     SLUICE_NGHTTP2_ERR_DEFERRED = -508,
     SLUICE_NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE = -521,
@@ -143,5 +145,8 @@ typedef int (*SluiceH2SessionConsume)(SluiceH2Session *session, int32_t stream_i
 typedef int (*SluiceH2SessionResumeData)(SluiceH2Session *session, int32_t stream_id);
 typedef uint32_t (*SluiceH2SessionGetRemoteSettings)(SluiceH2Session *session, int setting);
 typedef const char *(*SluiceH2StringForError)(int code);
+typedef int (*SluiceH2SubmitWindowUpdate)(SluiceH2Session *session, uint8_t flags, int32_t stream_id,
+                                          int32_t increment);
+typedef int (*SluiceH2SubmitPing)(SluiceH2Session *session, uint8_t flags, const uint8_t *opaque_data);
 
 #endif

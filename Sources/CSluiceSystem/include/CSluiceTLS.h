@@ -70,6 +70,7 @@ typedef long (*SluiceSSLContextControl)(SluiceSSLContext *context, int command, 
 typedef uint64_t (*SluiceSSLContextSetOptions)(SluiceSSLContext *context, uint64_t options);
 typedef int (*SluiceSSLContextSetALPNProtocols)(SluiceSSLContext *context, const unsigned char *protocols,
                                                 unsigned int length);
+typedef int (*SluiceSSLSetALPNProtocols)(SluiceSSL *ssl, const unsigned char *protocols, unsigned int length);
 typedef int (*SluiceSSLContextUseCertificate)(SluiceSSLContext *context, SluiceX509 *certificate);
 typedef int (*SluiceSSLContextUsePrivateKey)(SluiceSSLContext *context, SluiceEVPKey *key);
 typedef int (*SluiceSSLContextCheckPrivateKey)(const SluiceSSLContext *context);

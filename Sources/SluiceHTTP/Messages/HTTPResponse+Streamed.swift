@@ -21,6 +21,8 @@ extension HTTPResponse {
         public var url: URL?
         /// The body, read once, as it arrives.
         public var body: HTTPBody
+        /// The HTTP version that carried the response, `HTTP/1.1` or `HTTP/2`, when the transport says.
+        public var protocolVersion: String?
 
         /// Creates a streamed response.
         ///
@@ -46,6 +48,7 @@ extension HTTPResponse {
                 url: response.url,
                 body: HTTPBody(response.body)
             )
+            protocolVersion = response.protocolVersion
         }
 
         /// This response with a body of other chunks, such as the same chunks counted or timed.
@@ -65,7 +68,14 @@ extension HTTPResponse {
         /// - Throws: ``SluiceError/Code/transport`` when the body is longer than `limit`; what the transfer throws
         ///   otherwise.
         public func collect(upTo limit: Int) async throws -> HTTPResponse {
-            HTTPResponse(status: status, headers: headers, body: try await body.collect(upTo: limit), url: url)
+            var response = HTTPResponse(
+                status: status,
+                headers: headers,
+                body: try await body.collect(upTo: limit),
+                url: url
+            )
+            response.protocolVersion = protocolVersion
+            return response
         }
     }
 }

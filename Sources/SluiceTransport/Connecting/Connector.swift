@@ -51,16 +51,19 @@ final class Connector: Sendable {
     /// - Parameters:
     ///   - origin: Where to connect.
     ///   - timings: Where to note the DNS and connect phases, when an instrumentation listens.
+    ///   - offersHTTP2: Whether TLS offers `h2` by ALPN before HTTP/1.1; the handler is made for what the server chose
+    ///     (``TLSStream/negotiatedProtocol``).
     ///   - make: Makes the handler (a connection) from the ready stream, its loop and the address it is connected to,
     ///     on the loop's thread.
     /// - Returns: The handler made.
     /// - Throws: ``SluiceError`` when no address gave a ready stream, `CancellationError` when the task is cancelled.
-    func connect<Handler: ReadinessHandler & Sendable>(
+    func connect(
         _ origin: Origin,
         timings: ConnectionTimings? = nil,
-        handingTo make: @escaping @Sendable (ByteStream, EventLoop, SocketAddress) -> Handler
-    ) async throws -> Handler {
-        try await eachAddress(of: origin, timings: timings) { attempt in
+        offersHTTP2: Bool = false,
+        handingTo make: @escaping @Sendable (ByteStream, EventLoop, SocketAddress) -> any PooledConnection
+    ) async throws -> any PooledConnection {
+        try await eachAddress(of: origin, timings: timings, offersHTTP2: offersHTTP2) { attempt in
             let (loop, address) = (attempt.loop, attempt.address)
             let start = timings.map { _ in ContinuousClock.now }
             let handler = try await attempt.establish(timeout: settings.connectTimeout) { make($0, loop, address) }
@@ -91,6 +94,7 @@ final class Connector: Sendable {
     private func eachAddress<Value>(
         of origin: Origin,
         timings: ConnectionTimings? = nil,
+        offersHTTP2: Bool = false,
         _ establish: (StreamEstablishment) async throws -> Value
     ) async throws -> Value {
         let addresses: [SocketAddress]
@@ -127,7 +131,8 @@ final class Connector: Sendable {
                     tls: tls,
                     proxyHandshake: handshake,
                     loop: EventLoop.currentOrNext(),
-                    descriptors: openDescriptors
+                    descriptors: openDescriptors,
+                    offersHTTP2: offersHTTP2
                 )
                 made = attempt
                 return try await establish(attempt)

@@ -51,6 +51,7 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     ///   - proxyHandshake: The handshake that opens a tunnel through the origin's proxy, if it needs one.
     ///   - loop: The loop the socket is registered on.
     ///   - descriptors: The count of open sockets, which this one joins.
+    ///   - offersHTTP2: Whether TLS offers `h2` by ALPN before HTTP/1.1.
     /// - Throws: ``SocketError`` when the attempt failed at once, ``SluiceError`` when TLS could not be set up.
     init(
         to address: SocketAddress,
@@ -58,7 +59,8 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
         tls: TLSContext?,
         proxyHandshake: ProxyHandshake?,
         loop: EventLoop,
-        descriptors: Gauge
+        descriptors: Gauge,
+        offersHTTP2: Bool = false
     ) throws {
         self.loop = loop
         self.origin = origin
@@ -75,7 +77,13 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
                 }
                 stream = ByteStream(
                     socket: socket,
-                    tls: try TLSStream(context: tls, socket: socket, host: host, port: port)
+                    tls: try TLSStream(
+                        context: tls,
+                        socket: socket,
+                        host: host,
+                        port: port,
+                        offersHTTP2: offersHTTP2
+                    )
                 )
             } else {
                 stream = plain
@@ -95,11 +103,11 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     /// - Returns: The handler made.
     /// - Throws: ``SluiceError`` when the attempt failed or timed out, `CancellationError` when the task was
     ///   cancelled; the socket is closed then.
-    func establish<Handler: ReadinessHandler & Sendable>(
+    func establish(
         timeout: Duration?,
-        handingTo make: @escaping @Sendable (ByteStream) -> Handler
-    ) async throws -> Handler {
-        let made = Locked<Handler?>(nil)
+        handingTo make: @escaping @Sendable (ByteStream) -> any PooledConnection
+    ) async throws -> any PooledConnection {
+        let made = Locked<(any PooledConnection)?>(nil)
         handOver = { stream in
             let handler = make(stream)
             made.withLock { $0 = handler }

@@ -37,14 +37,14 @@ extension Exchange {
             delivery = nil
             pace(writer)
             let whole = response(head: head)
-            continuation.resume(
-                returning: HTTPResponse.Streamed(
-                    status: whole.status,
-                    headers: whole.headers,
-                    url: whole.url,
-                    body: streamed
-                )
+            var streamedResponse = HTTPResponse.Streamed(
+                status: whole.status,
+                headers: whole.headers,
+                url: whole.url,
+                body: streamed
             )
+            streamedResponse.protocolVersion = protocolVersion
+            continuation.resume(returning: streamedResponse)
         case nil:
             break
         }
@@ -77,13 +77,17 @@ extension Exchange {
         return false
     }
 
-    /// The response for its head, with the buffered body.
+    /// The response for its head, with the buffered body, the trailers and the version of the connection that
+    /// carried it.
     func response(head: ParsedHead) -> HTTPResponse {
-        HTTPResponse(
+        var response = HTTPResponse(
             status: HTTPStatus(code: head.status),
             headers: HTTPHeaders(head.fields.map { HTTPHeaders.Field(name: Header($0.name), value: $0.value) }),
             body: body,
             url: request.url
         )
+        response.protocolVersion = protocolVersion
+        response.trailers = trailers
+        return response
     }
 }

@@ -51,6 +51,10 @@ final class Exchange: @unchecked Sendable {
     var decoding: ContentDecoding?
     /// The decoder of a buffered body being decoded.
     var decoder: ContentDecoder?
+    /// The HTTP version of the connection carrying it, as the response names it: `HTTP/1.1` or `HTTP/2`.
+    var protocolVersion = "HTTP/1.1"
+    /// The fields that came after a buffered body (HTTP/2 trailers).
+    var trailers: HTTPHeaders = [:]
 
     /// Creates an exchange.
     init(

@@ -30,8 +30,7 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
     let protocolVersion = "1.1"
     /// The address the socket is connected to.
     let peer: SocketAddress?
-    let number = UInt64(HTTP1Connection.counter.add(1))
-    private static let counter = AtomicCount()
+    let number = PooledConnections.nextNumber()
     /// The pool's leases on it: 1 while it carries an exchange; read and changed under the pool's lock only.
     var leases = 0
     /// How many responses it has carried; one that has carried any is kept alive, and may have been closed by
@@ -250,17 +249,6 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
     func closeLocked() {
         guard !isClosed else { return }
         isClosed = true
-        let (loop, stream, interest, descriptors) = (self.loop, self.stream, self.interest, pool.openDescriptors)
-        loop.execute {
-            loop.deregister(stream.socket.descriptor, interest: interest)
-            stream.close()
-            descriptors.add(-1)
-            // The pool's eviction timer holds the connection, and with it the TLS objects, until it fires: a closed
-            // connection is let go at once.
-            if let timer = self.evictionTimer {
-                loop.cancelTimer(timer)
-                self.evictionTimer = nil
-            }
-        }
+        closeSocketOnLoop(stream, interest: interest, descriptors: pool.openDescriptors)
     }
 }

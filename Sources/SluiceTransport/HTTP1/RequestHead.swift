@@ -19,6 +19,15 @@ package struct RequestHead {
     /// Whether the head offers the codings it was given to offer, so that the response's body is the performer's to
     /// decode.
     package var offersEncodings = false
+    /// The header fields the head carries after the `Host` and `User-Agent` it adds, sorted by name: what
+    /// ``http2Fields(scheme:)`` sends over HTTP/2.
+    package var fields: [(name: String, value: String)]
+    /// The request's authority: its own `Host` field, else the origin's.
+    package var authority: String
+    /// The path and query, as the request line carries them.
+    package var path: String
+    /// Whether the head adds the default `User-Agent`, which the request does not set.
+    package var addsUserAgent: Bool
 
     /// Serializes a request for a connection to its origin.
     ///
@@ -116,6 +125,12 @@ package struct RequestHead {
             }
         }
         fields.sort { $0.name < $1.name }
+        self.fields = fields
+        let path = Self.requestTarget(of: request.url)
+        self.path = path
+        let hostField = target.hostField
+        authority = hasHost ? fields.first { Header.namesMatch($0.name, "Host") }?.value ?? hostField : hostField
+        addsUserAgent = !hasUserAgent
         // Written straight into one buffer: joining strings made a new one for every piece.
         var head: [UInt8] = []
         head.reserveCapacity(256)
@@ -127,13 +142,13 @@ package struct RequestHead {
         // An HTTP proxy is sent the absolute form, which names the origin; everything else the origin form.
         if target.sendsAbsoluteForm {
             append("http://")
-            append(target.hostField)
+            append(hostField)
         }
-        append(Self.requestTarget(of: request.url))
+        append(path)
         append(" HTTP/1.1\r\n")
         if !hasHost {
             append("Host: ")
-            append(target.hostField)
+            append(hostField)
             append("\r\n")
         }
         if !hasUserAgent {
@@ -153,6 +168,34 @@ package struct RequestHead {
 
     /// The `User-Agent` of a request that sets none.
     package static let defaultUserAgent = "Sluice"
+
+    /// The request as HTTP/2 sends it (RFC 9113 section 8.3): the pseudo-fields first, then the fields, names in
+    /// lowercase, without those that name a connection (`Connection`, `Keep-Alive`, `Proxy-Connection`,
+    /// `Transfer-Encoding`, `Upgrade`, and `TE` but for `trailers`), the `Host` in `:authority`.
+    ///
+    /// - Parameter scheme: `https` or `http`.
+    /// - Returns: The field list, in order.
+    package func http2Fields(scheme: String) -> [(name: String, value: String)] {
+        var list: [(name: String, value: String)] = [
+            (":method", method), (":scheme", scheme), (":authority", authority), (":path", path),
+        ]
+        list.reserveCapacity(fields.count + 5)
+        if addsUserAgent {
+            list.append(("user-agent", Self.defaultUserAgent))
+        }
+        for field in fields {
+            let name = field.name.lowercased()
+            switch name {
+            case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+                continue
+            case "te" where field.value.trimmingCharacters(in: .whitespaces).lowercased() != "trailers":
+                continue
+            default:
+                list.append((name, field.value))
+            }
+        }
+        return list
+    }
 
     /// The path and query as the request line carries them, percent-encoded as in the URL; `/` for an empty path.
     static func requestTarget(of url: URL?) -> String {

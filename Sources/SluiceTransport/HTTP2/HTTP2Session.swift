@@ -9,8 +9,9 @@ import Foundation
 /// push, and no window opens again until the reader has taken the bytes that filled it (``consume(_:on:)``), so a
 /// slow reader slows the server rather than filling memory.
 ///
-/// Not thread-safe: one connection's loop uses it, one call at a time.
-package final class HTTP2Session {
+/// Not thread-safe: one connection uses it, under its lock, one call at a time; `@unchecked Sendable` so that it can be
+/// made before the connection it is handed to.
+package final class HTTP2Session: @unchecked Sendable {
     /// What the session lets in.
     package struct Limits: Sendable, Equatable {
         /// The most bytes of a response's field section, names and values with 32 bytes for each field as RFC 7541
@@ -20,6 +21,8 @@ package final class HTTP2Session {
         package var maximumFieldCount: Int
         /// The bytes of a response body the server may send on one stream before the reader takes them.
         package var streamWindow: Int
+        /// The bytes of response bodies the server may send on all streams together before their readers take them.
+        package var connectionWindow: Int
 
         /// Limits.
         ///
@@ -27,10 +30,18 @@ package final class HTTP2Session {
         ///   - maximumFieldListSize: The most bytes of a field section; 64 KiB by default.
         ///   - maximumFieldCount: The most fields in a field section; 256 by default.
         ///   - streamWindow: The bytes a stream may hold for its reader; 1 MiB by default.
-        package init(maximumFieldListSize: Int = 64 << 10, maximumFieldCount: Int = 256, streamWindow: Int = 1 << 20) {
+        ///   - connectionWindow: The bytes all streams together may hold; the larger of 1 MiB and `streamWindow` by
+        ///     default.
+        package init(
+            maximumFieldListSize: Int = 64 << 10,
+            maximumFieldCount: Int = 256,
+            streamWindow: Int = 1 << 20,
+            connectionWindow: Int? = nil
+        ) {
             self.maximumFieldListSize = maximumFieldListSize
             self.maximumFieldCount = maximumFieldCount
-            self.streamWindow = streamWindow
+            self.streamWindow = min(max(streamWindow, 1), Int(Int32.max))
+            self.connectionWindow = min(max(connectionWindow ?? max(1 << 20, streamWindow), 65_535), Int(Int32.max))
         }
     }
 
@@ -50,6 +61,11 @@ package final class HTTP2Session {
         case closed(stream: Int32, error: SluiceError?)
         /// The server is going away: streams above `lastStream` were not processed, and may be sent again elsewhere.
         case goAway(lastStream: Int32, errorCode: UInt32)
+        /// The server refused the stream (RST_STREAM with REFUSED_STREAM) before processing it: the request may be
+        /// sent again on another connection, whatever its method (RFC 9113 section 8.7). The stream is closed.
+        case refused(stream: Int32)
+        /// The server answered a ``HTTP2Session/ping()``.
+        case pingAcknowledged
 
         /// Whether two events say the same: fields compared in order, a close's error by its message.
         package static func == (lhs: Event, rhs: Event) -> Bool {
@@ -62,6 +78,8 @@ package final class HTTP2Session {
             case (.end(let a), .end(let b)): a == b
             case (.closed(let s1, let e1), .closed(let s2, let e2)): s1 == s2 && e1?.message == e2?.message
             case (.goAway(let s1, let c1), .goAway(let s2, let c2)): s1 == s2 && c1 == c2
+            case (.refused(let a), .refused(let b)): a == b
+            case (.pingAcknowledged, .pingAcknowledged): true
             default: false
             }
         }
@@ -99,6 +117,8 @@ package final class HTTP2Session {
     private var lastError: String?
     /// The request bodies still being sent, by stream.
     private var bodies: [Int32: BodySource] = [:]
+    /// The streams the server refused, until they close.
+    private var refusedStreams: Set<Int32> = []
 
     /// Starts a session: the connection preface and this client's settings are the first ``output()``.
     ///
@@ -180,6 +200,14 @@ package final class HTTP2Session {
         let submitted = library.submitSettings(made, UInt8(SLUICE_NGHTTP2_FLAG_NONE), settings, settings.count)
         guard submitted == 0 else {
             throw Self.failure("nghttp2 could not queue this client's settings: \(library.describe(Int(submitted)))")
+        }
+        // The connection's window starts at 65,535 bytes whatever the settings say (RFC 9113 section 6.9.2).
+        if limits.connectionWindow > 65_535 {
+            let increment = Int32(limits.connectionWindow - 65_535)
+            let opened = library.submitWindowUpdate(made, UInt8(SLUICE_NGHTTP2_FLAG_NONE), 0, increment)
+            guard opened == 0 else {
+                throw Self.failure("nghttp2 could not open the connection's window: \(library.describe(Int(opened)))")
+            }
         }
     }
 
@@ -279,6 +307,12 @@ package final class HTTP2Session {
     package func consume(_ count: Int, on stream: Int32) {
         guard let session, count > 0 else { return }
         _ = library.sessionConsume(session, stream, count)
+    }
+
+    /// Sends a PING, which the server answers with ``Event/pingAcknowledged``.
+    package func ping() {
+        guard let session else { return }
+        _ = library.submitPing(session, UInt8(SLUICE_NGHTTP2_FLAG_NONE), nil)
     }
 
     /// Ends the session with a GOAWAY: no new stream, and the open ones finish.
@@ -423,12 +457,19 @@ package final class HTTP2Session {
             }
         case SLUICE_NGHTTP2_RST_STREAM:
             frame.withMemoryRebound(to: SluiceH2ResetStream.self, capacity: 1) { reset in
+                if reset.pointee.error_code == UInt32(SLUICE_NGHTTP2_REFUSED_STREAM) {
+                    refusedStreams.insert(stream)
+                }
                 failures[stream] = SluiceError(
                     .transport,
                     message:
                         "the server reset the HTTP/2 stream with \(Self.errorName(reset.pointee.error_code)) (RFC 9113 section 7)",
                     underlyingError: URLError(.networkConnectionLost)
                 )
+            }
+        case SLUICE_NGHTTP2_PING:
+            if header.flags & UInt8(SLUICE_NGHTTP2_FLAG_ACK) != 0 {
+                events.append(.pingAcknowledged)
             }
         case SLUICE_NGHTTP2_GOAWAY:
             frame.withMemoryRebound(to: SluiceH2GoAway.self, capacity: 1) { goAway in
@@ -445,6 +486,10 @@ package final class HTTP2Session {
         answered.remove(stream)
         bodies[stream] = nil
         let failure = failures.removeValue(forKey: stream)
+        if refusedStreams.remove(stream) != nil {
+            events.append(.refused(stream: stream))
+            return
+        }
         guard code != UInt32(SLUICE_NGHTTP2_NO_ERROR) || failure != nil else {
             events.append(.closed(stream: stream, error: nil))
             return

@@ -43,6 +43,8 @@ package final class NGHTTP2: @unchecked Sendable {
     let sessionResumeData: SluiceH2SessionResumeData
     let sessionRemoteSetting: SluiceH2SessionGetRemoteSettings
     let stringForError: SluiceH2StringForError
+    let submitWindowUpdate: SluiceH2SubmitWindowUpdate
+    let submitPing: SluiceH2SubmitPing
 
     /// Looks every symbol up in a loaded library.
     ///
@@ -76,6 +78,8 @@ package final class NGHTTP2: @unchecked Sendable {
         sessionResumeData = lookup.find("nghttp2_session_resume_data", in: handle)
         sessionRemoteSetting = lookup.find("nghttp2_session_get_remote_settings", in: handle)
         stringForError = lookup.find("nghttp2_strerror", in: handle)
+        submitWindowUpdate = lookup.find("nghttp2_submit_window_update", in: handle)
+        submitPing = lookup.find("nghttp2_submit_ping", in: handle)
         try lookup.check(as: "nghttp2")
     }
 

@@ -21,11 +21,56 @@ final class ConnectionPool: Sendable {
         var tls = TLSConfiguration()
         /// The OpenSSL that secures them; `nil` where none could be loaded, or on Apple platforms.
         var tlsLibrary: OpenSSL?
+        /// How connections speak HTTP/2; `nil` for HTTP/1.1 alone.
+        var http2: HTTP2Policy?
+    }
+
+    /// How the pool's connections speak HTTP/2: offered by ALPN over TLS, spoken at once to the cleartext origins
+    /// named for prior knowledge, never to those kept on HTTP/1.1.
+    struct HTTP2Policy: Sendable {
+        /// The loaded nghttp2.
+        var library: NGHTTP2
+        /// What each session lets in.
+        var limits: HTTP2Session.Limits
+        /// The most streams at once on one connection, whatever the server allows.
+        var maximumStreams: Int
+        /// Whether `https://` connections offer `h2` by ALPN.
+        var offersOverTLS: Bool
+        /// The cleartext origins spoken to in HTTP/2 at once, as `host:port`.
+        var priorKnowledge: Set<String>
+        /// The origins kept on HTTP/1.1, as `host:port`.
+        var http1Only: Set<String>
+
+        /// How a connection to an origin may come to speak HTTP/2.
+        enum Mode {
+            /// Never: HTTP/1.1.
+            case never
+            /// If the server chooses `h2` by ALPN.
+            case negotiated
+            /// At once, by prior knowledge.
+            case priorKnowledge
+        }
+
+        /// How a connection to an origin may come to speak HTTP/2: never through an HTTP proxy in absolute form, nor
+        /// over a Unix socket.
+        func mode(for origin: Origin) -> Mode {
+            guard case .tcp(let host, let port) = origin.address, !origin.sendsAbsoluteForm else { return .never }
+            let authority = SocketAddress.authority(host: host, port: port).lowercased()
+            if http1Only.contains(authority) {
+                return .never
+            }
+            if origin.usesTLS {
+                return offersOverTLS ? .negotiated : .never
+            }
+            return origin.proxy == nil && priorKnowledge.contains(authority) ? .priorKnowledge : .never
+        }
     }
 
     private struct Waiter {
         var identifier: UInt64
         var continuation: CheckedContinuation<(any PooledConnection)?, any Error>
+        /// Whether it is woken to take a lease or a slot itself, rather than given a lease.
+        var reopens = false
     }
 
     /// What a request does next for a lease.
@@ -46,6 +91,12 @@ final class ConnectionPool: Sendable {
         var available: [any PooledConnection] = []
         var open = 0
         var waiters: [Waiter] = []
+        /// The connections being opened.
+        var opening = 0
+        /// How connections to the origin may speak HTTP/2, once looked up.
+        var mode: HTTP2Policy.Mode?
+        /// Whether the origin's last connection opened speaks HTTP/2; `nil` before the first has opened.
+        var multiplexes: Bool?
 
         /// Takes a lease or a free slot, or says to wait.
         ///
@@ -53,6 +104,10 @@ final class ConnectionPool: Sendable {
         /// loop's: the answer then comes back on the thread the task runs on. The calling thread is looked at only
         /// when there is a choice. A fresh connection is wanted after a stale one: an idle connection is closed in its
         /// favour, a busy multiplexed one left to its exchanges.
+        ///
+        /// - Parameters:
+        /// While a connection that may come to speak HTTP/2 is being opened, and none has told yet, more requests
+        /// wait for it rather than open connections of their own: it may carry them all.
         ///
         /// - Parameters:
         ///   - fresh: Whether a new connection is wanted rather than a lease on one open.
@@ -71,6 +126,7 @@ final class ConnectionPool: Sendable {
                 let connection = available[index]
                 if fresh {
                     available.remove(at: index)
+                    opening += 1
                     return .replace(connection)
                 }
                 connection.leases += 1
@@ -80,7 +136,11 @@ final class ConnectionPool: Sendable {
                 return .reuse(connection)
             }
             guard open < limit else { return .wait }
+            if opening > 0, multiplexes != false, let mode, mode != .never {
+                return .wait
+            }
             open += 1
+            opening += 1
             return .open
         }
     }
@@ -162,7 +222,11 @@ final class ConnectionPool: Sendable {
     ) async throws -> any PooledConnection {
         while true {
             let limit = settings.maximumConnectionsPerOrigin
+            let http2 = settings.http2
             let step = changing(origin) { state -> Step in
+                if state.origins[origin]?.mode == nil {
+                    state.origins[origin, default: OriginState()].mode = http2?.mode(for: origin) ?? .never
+                }
                 // Changed in place: a copy of the origin's state would copy its list too as one is taken from it.
                 let step = state.origins[origin, default: OriginState()].lease(fresh: fresh, limit: limit)
                 switch step {
@@ -186,14 +250,15 @@ final class ConnectionPool: Sendable {
                 do {
                     return try await open(origin, timings: timings)
                 } catch {
-                    freeSlot(origin)
+                    freeSlot(origin, opening: true)
                     throw error
                 }
             case .reuse(let connection):
                 if connection.isReusable {
                     return connection
                 }
-                connection.close()
+                // A multiplexed connection finishes the exchanges it carries; only this lease is given back.
+                connection.retire()
                 forget(connection)
             case .wait:
                 let queued = timings.map { _ in ContinuousClock.now }
@@ -235,7 +300,7 @@ final class ConnectionPool: Sendable {
             }
             let wasFull = connection.leases >= connection.capacity
             connection.leases -= 1
-            if wasFull {
+            if wasFull && connection.leases < connection.capacity {
                 state.origins[origin, default: OriginState()].available.append(connection)
             }
             activeLeases.add(-1)
@@ -278,6 +343,55 @@ final class ConnectionPool: Sendable {
         return removed
     }
 
+    /// Takes a connection going away out of the pool's offer, to lease no more of it.
+    ///
+    /// Frees its slot when it carries no exchange, and returns `true` then, for the connection to close. The
+    /// connection calls it, holding its lock.
+    func withdraw(_ connection: any PooledConnection) -> Bool {
+        let origin = connection.origin
+        let (idle, waiter) = changing(origin, .closed, connection) { state -> (Bool, Waiter?) in
+            if let index = state.origins[origin]?.available.firstIndex(where: { $0 === connection }) {
+                state.origins[origin]?.available.remove(at: index)
+            }
+            guard connection.leases == 0 else { return (false, nil) }
+            return (true, freeSlot(origin, leases: 0, in: &state))
+        }
+        waiter?.continuation.resume(returning: nil)
+        return idle
+    }
+
+    /// Offers a multiplexed connection's new capacity: what grew to the waiters first, then to the next requests.
+    ///
+    /// A connection whose capacity shrank under its leases is offered no more until they fall below it. The
+    /// connection calls it, holding its lock, when it is not going away.
+    func capacityChanged(_ connection: any PooledConnection) {
+        let origin = connection.origin
+        let served = changing(origin) { state -> [Waiter] in
+            // A connection still being opened is offered by `open` once it is.
+            guard connection.leases > 0, var entry = state.origins[origin] else { return [] }
+            var served: [Waiter] = []
+            while connection.leases < connection.capacity, let waiter = entry.waiters.first {
+                entry.waiters.removeFirst()
+                connection.leases += 1
+                activeLeases.add(1)
+                served.append(waiter)
+            }
+            let index = entry.available.firstIndex { $0 === connection }
+            if connection.leases < connection.capacity {
+                if index == nil {
+                    entry.available.append(connection)
+                }
+            } else if let index {
+                entry.available.remove(at: index)
+            }
+            state.origins[origin] = entry
+            return served
+        }
+        for waiter in served {
+            waiter.continuation.resume(returning: connection)
+        }
+    }
+
     /// Closes every idle connection.
     func closeIdleConnections() {
         let idle = state.withLock { state -> [Origin: [any PooledConnection]] in
@@ -314,9 +428,33 @@ final class ConnectionPool: Sendable {
         if let opener {
             connection = try await opener(origin)
         } else {
-            // HTTP/1.1 over every stream: a protocol chosen by ALPN would be chosen here, from `stream.tls`.
-            connection = try await connector.connect(origin, timings: timings) { stream, loop, peer in
-                HTTP1Connection(
+            let http2 = settings.http2
+            let mode = http2?.mode(for: origin) ?? .never
+            // Made before the stream, since a connection is made from a ready stream without failing: unused when
+            // the server chooses HTTP/1.1.
+            let session = try http2.flatMap { policy throws(SluiceError) in
+                mode == .never ? nil : try HTTP2Session(library: policy.library, limits: policy.limits)
+            }
+            let maximumStreams = http2?.maximumStreams ?? 1
+            connection = try await connector.connect(origin, timings: timings, offersHTTP2: mode == .negotiated) {
+                stream,
+                loop,
+                peer in
+                if let session,
+                    mode == .priorKnowledge || stream.tls?.negotiatedProtocol == "h2"
+                {
+                    return HTTP2Connection(
+                        stream: stream,
+                        loop: loop,
+                        origin: origin,
+                        pool: self,
+                        session: session,
+                        maximumStreams: maximumStreams,
+                        readAhead: readAhead,
+                        peer: peer
+                    )
+                }
+                return HTTP1Connection(
                     stream: stream,
                     loop: loop,
                     origin: origin,
@@ -329,6 +467,9 @@ final class ConnectionPool: Sendable {
         }
         let waiters = changing(origin, .opened, connection) { state -> [Waiter] in
             connection.leases = 1
+            let multiplexes = connection is HTTP2Connection
+            state.origins[origin]?.opening -= 1
+            state.origins[origin]?.multiplexes = multiplexes
             var served: [Waiter] = []
             while connection.leases < connection.capacity, let waiter = state.origins[origin]?.waiters.first {
                 state.origins[origin]?.waiters.removeFirst()
@@ -339,10 +480,23 @@ final class ConnectionPool: Sendable {
             if connection.leases < connection.capacity {
                 state.origins[origin, default: OriginState()].available.append(connection)
             }
+            // The requests that waited to see whether it would multiplex, when it does not, each open their own as
+            // slots allow.
+            if !multiplexes, let entry = state.origins[origin] {
+                let free = max(0, settings.maximumConnectionsPerOrigin - entry.open)
+                let woken = min(free, entry.waiters.count)
+                state.origins[origin]?.waiters.removeFirst(woken)
+                return served
+                    + entry.waiters.prefix(woken).map { waiter in
+                        var waiter = waiter
+                        waiter.reopens = true
+                        return waiter
+                    }
+            }
             return served
         }
         for waiter in waiters {
-            waiter.continuation.resume(returning: connection)
+            waiter.continuation.resume(returning: waiter.reopens ? nil : connection)
         }
         return connection
     }
@@ -391,9 +545,16 @@ final class ConnectionPool: Sendable {
 
     /// Counts a connection that never opened as closed and lets the first waiter open one in its place.
     ///
-    /// - Parameter origin: The connection's origin.
-    private func freeSlot(_ origin: Origin) {
-        let waiter = changing(origin) { state in freeSlot(origin, leases: 1, in: &state) }
+    /// - Parameters:
+    ///   - origin: The connection's origin.
+    ///   - opening: Whether it was counted as being opened, which it no longer is.
+    private func freeSlot(_ origin: Origin, opening: Bool = true) {
+        let waiter = changing(origin) { state in
+            if opening {
+                state.origins[origin]?.opening -= 1
+            }
+            return freeSlot(origin, leases: 1, in: &state)
+        }
         waiter?.continuation.resume(returning: nil)
     }
 

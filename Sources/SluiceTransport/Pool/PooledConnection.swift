@@ -4,7 +4,7 @@
 /// The pool leases its capacity: one exchange at a time for HTTP/1.1 (``HTTP1Connection``), up to the peer's limit for
 /// a multiplexed protocol. A connection gives each lease back with ``ConnectionPool/release(_:reusable:idleSince:)``
 /// once the exchange is over.
-protocol PooledConnection: AnyObject, Sendable {
+protocol PooledConnection: ReadinessHandler, Sendable {
     /// Where it goes: the pool's key.
     var origin: Origin { get }
     /// The loop its socket is registered on.
@@ -33,4 +33,46 @@ protocol PooledConnection: AnyObject, Sendable {
     func cancel(_ exchange: Exchange)
     /// Closes the connection, once, for whoever uses it.
     func close()
+    /// Takes no new exchange: closes at once when it carries one at a time, or once the exchanges it carries have
+    /// ended when it multiplexes.
+    func retire()
+}
+
+extension PooledConnection {
+    /// Closes the connection: one that carries an exchange at a time has no other to finish.
+    func retire() {
+        close()
+    }
+
+    /// Closes the connection's socket on its loop, where it is deregistered before its descriptor is closed (so that
+    /// no other connection can be given the number meanwhile), and lets go of the pool's eviction timer.
+    ///
+    /// - Parameters:
+    ///   - stream: The connection's stream.
+    ///   - interest: What the socket was registered for.
+    ///   - descriptors: The count of open sockets, which this one leaves.
+    func closeSocketOnLoop(_ stream: ByteStream, interest: Interest, descriptors: Gauge) {
+        let loop = self.loop
+        loop.execute {
+            loop.deregister(stream.socket.descriptor, interest: interest)
+            stream.close()
+            descriptors.add(-1)
+            // The pool's eviction timer holds the connection, and with it the TLS objects, until it fires: a closed
+            // connection is let go at once.
+            if let timer = self.evictionTimer {
+                loop.cancelTimer(timer)
+                self.evictionTimer = nil
+            }
+        }
+    }
+}
+
+/// The numbers of the connections of the process, whatever their protocol.
+enum PooledConnections {
+    private static let counter = AtomicCount()
+
+    /// The next connection's number: 1 for the first of the process.
+    static func nextNumber() -> UInt64 {
+        UInt64(counter.add(1))
+    }
 }

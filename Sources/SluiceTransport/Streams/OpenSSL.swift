@@ -29,6 +29,7 @@ package final class OpenSSL: @unchecked Sendable {
     let contextControl: SluiceSSLContextControl
     let contextSetOptions: SluiceSSLContextSetOptions
     let contextSetALPNProtocols: SluiceSSLContextSetALPNProtocols
+    let setALPNProtocols: SluiceSSLSetALPNProtocols
     let contextUseCertificate: SluiceSSLContextUseCertificate
     let contextUsePrivateKey: SluiceSSLContextUsePrivateKey
     let contextCheckPrivateKey: SluiceSSLContextCheckPrivateKey
@@ -104,6 +105,7 @@ package final class OpenSSL: @unchecked Sendable {
         contextControl = lookup.find("SSL_CTX_ctrl", in: ssl)
         contextSetOptions = lookup.find("SSL_CTX_set_options", in: ssl)
         contextSetALPNProtocols = lookup.find("SSL_CTX_set_alpn_protos", in: ssl)
+        setALPNProtocols = lookup.find("SSL_set_alpn_protos", in: ssl)
         contextUseCertificate = lookup.find("SSL_CTX_use_certificate", in: ssl)
         contextUsePrivateKey = lookup.find("SSL_CTX_use_PrivateKey", in: ssl)
         contextCheckPrivateKey = lookup.find("SSL_CTX_check_private_key", in: ssl)

@@ -17,8 +17,11 @@ final class TLSContext: @unchecked Sendable {
     /// The last resumable session of each origin (`host:port`), owned here: freed when replaced.
     private let sessions = Locked<[String: OpaquePointer]>([:])
 
-    /// The ALPN protocol list offered: HTTP/1.1 alone, in the wire form of length-prefixed names.
+    /// The ALPN protocol list offered by default: HTTP/1.1 alone, in the wire form of length-prefixed names.
     static let alpnProtocols: [UInt8] = [8] + Array("http/1.1".utf8)
+
+    /// The ALPN protocol list a connection that may speak HTTP/2 offers: `h2`, then HTTP/1.1.
+    static let alpnProtocolsWithHTTP2: [UInt8] = [2] + Array("h2".utf8) + alpnProtocols
 
     /// Sets up a context.
     ///

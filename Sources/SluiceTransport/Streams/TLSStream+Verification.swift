@@ -2,8 +2,8 @@ import CSluiceSystem
 import Foundation
 
 extension TLSStream {
-    /// What the configuration asks beyond OpenSSL's checks: a pinned key in the chain, and HTTP/1.1 if the server
-    /// chose a protocol.
+    /// What the configuration asks beyond OpenSSL's checks: a pinned key in the chain, and a protocol offered if the
+    /// server chose one.
     func checkAfterHandshake() -> SluiceError? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
@@ -11,7 +11,7 @@ extension TLSStream {
         if let data, length > 0 {
             let selected = String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
             negotiatedProtocol = selected
-            guard selected == "http/1.1" else {
+            guard selected == "http/1.1" || (offersHTTP2 && selected == "h2") else {
                 return Self.failure(
                     "the server \(origin) chose the protocol \(selected) by ALPN, which was not offered",
                     .secureConnectionFailed

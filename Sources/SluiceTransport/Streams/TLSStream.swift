@@ -49,18 +49,27 @@ final class TLSStream: @unchecked Sendable {
     private(set) var endedWithoutCloseNotify = false
     /// The TLS failure that ended the stream, after a read or write failed.
     private(set) var failure: String?
-    /// The protocol the server chose by ALPN, such as `http/1.1`; `nil` when it chose none.
+    /// The protocol the server chose by ALPN, `h2` or `http/1.1`; `nil` when it chose none.
     ///
-    /// HTTP/2, when it comes, is chosen by it: a connection that carries several streams at once.
+    /// `h2` makes the connection an ``HTTP2Connection``, which carries several streams at once.
     var negotiatedProtocol: String?
+    /// Whether `h2` was offered by ALPN, before HTTP/1.1.
+    let offersHTTP2: Bool
     /// Whether the session has been kept for the origin's next connection.
     var sessionRemembered = false
 
     /// Prepares TLS on a socket, as a client of a host.
     ///
+    /// - Parameters:
+    ///   - context: The TLS context.
+    ///   - socket: The connected socket.
+    ///   - host: The host name or address the certificate must hold.
+    ///   - port: The port, for the session kept per origin.
+    ///   - offersHTTP2: Whether to offer `h2` by ALPN before HTTP/1.1, rather than HTTP/1.1 alone.
     /// - Throws: ``SluiceError`` when OpenSSL could not make its objects or refused the host name.
-    init(context: TLSContext, socket: Socket, host: String, port: Int) throws(SluiceError) {
+    init(context: TLSContext, socket: Socket, host: String, port: Int, offersHTTP2: Bool = false) throws(SluiceError) {
         let openSSL = context.openSSL
+        self.offersHTTP2 = offersHTTP2
         self.openSSL = openSSL
         self.context = context
         self.socket = socket
@@ -86,6 +95,13 @@ final class TLSStream: @unchecked Sendable {
         // Set up before the stream owns the SSL: a failure frees it here, and the stream's deinit never runs.
         do throws(SluiceError) {
             try Self.expect(host, on: ssl, openSSL)
+            // The context offers HTTP/1.1 alone; a connection that may speak HTTP/2 offers it first.
+            if offersHTTP2 {
+                let set = TLSContext.alpnProtocolsWithHTTP2.withUnsafeBufferPointer {
+                    openSSL.setALPNProtocols(ssl, $0.baseAddress, UInt32($0.count)) == 0
+                }
+                guard set else { throw Self.setupError("SSL_set_alpn_protos failed", openSSL) }
+            }
         } catch {
             context.freeSSL(ssl)
             throw error

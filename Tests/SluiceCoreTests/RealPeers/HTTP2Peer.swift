@@ -13,6 +13,13 @@ import Testing
 /// - `GET /trailers`: 200, a body, then the trailer `x-checksum: done`;
 /// - `GET /many-fields/<n>`: 200 with `n` fields `x-field-<i>`;
 /// - `GET /reset`: the stream reset with `REFUSED_STREAM`;
+/// - `GET /reset-internal`: the stream reset with `INTERNAL_ERROR`;
+/// - `/connection`: 200, the connection's number (1 for the server's first) as the body;
+/// - `/refused-once/<key>`: the first request with a key has its stream reset with `REFUSED_STREAM`; later ones are
+///   answered as `/connection` is;
+/// - `/goaway-once/<key>`: for the first request with a key, a `GOAWAY` whose last stream is the one before it, and
+///   no answer (the request was not processed); later ones are answered as `/connection` is;
+/// - `/goaway-after`: answered as `/connection` is, followed by a `GOAWAY` that names its stream as the last;
 /// - anything else: 404.
 ///
 /// Its settings allow 7 concurrent streams.
@@ -49,7 +56,20 @@ final class HTTP2Peer: Sendable {
             print("missing h2", flush=True)
             sys.exit(0)
 
+        lock = threading.Lock()
+        state = {"connections": 0, "seen": set()}
+
+        def first_time(key):
+            with lock:
+                if key in state["seen"]:
+                    return False
+                state["seen"].add(key)
+                return True
+
         def serve(sock):
+            with lock:
+                state["connections"] += 1
+                number = state["connections"]
             config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
             conn = h2.connection.H2Connection(config=config)
             conn.initiate_connection()
@@ -107,6 +127,24 @@ final class HTTP2Peer: Sendable {
                             respond(stream, 200, [("x-field-%d" % i, "v") for i in range(count)])
                         elif path == "/reset":
                             conn.reset_stream(stream, h2.errors.ErrorCodes.REFUSED_STREAM)
+                        elif path == "/reset-internal":
+                            conn.reset_stream(stream, h2.errors.ErrorCodes.INTERNAL_ERROR)
+                        elif path == "/connection":
+                            respond(stream, 200, [], str(number).encode())
+                        elif path.startswith("/refused-once/"):
+                            if first_time(path):
+                                conn.reset_stream(stream, h2.errors.ErrorCodes.REFUSED_STREAM)
+                            else:
+                                respond(stream, 200, [], str(number).encode())
+                        elif path.startswith("/goaway-once/"):
+                            if first_time(path):
+                                conn.close_connection(last_stream_id=stream - 2)
+                            else:
+                                respond(stream, 200, [], str(number).encode())
+                        elif path == "/goaway-after":
+                            respond(stream, 200, [], str(number).encode())
+                            flush()
+                            conn.close_connection(last_stream_id=stream)
                         else:
                             respond(stream, 404, [], b"no such route")
                 flush()

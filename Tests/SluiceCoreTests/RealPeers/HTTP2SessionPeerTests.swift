@@ -73,7 +73,12 @@ struct HTTP2SessionPeerTests {
 
     /// Whether the events include the close of a stream.
     static func closed(_ stream: Int32, in events: [HTTP2Session.Event]) -> Bool {
-        events.contains { if case .closed(stream, _) = $0 { true } else { false } }
+        events.contains { event in
+            switch event {
+            case .closed(stream, _), .refused(stream): true
+            default: false
+            }
+        }
     }
 
     /// The body bytes of a stream among the events.
@@ -235,11 +240,19 @@ struct HTTP2SessionPeerTests {
 
     @Test func aStreamTheServerResetsClosesWithTheCodeNamed() async throws {
         guard let peer = try await HTTP2Peer.start() else { return }
-        let events = try await Self.fetch("/reset", from: peer)
+        let events = try await Self.fetch("/reset-internal", from: peer)
         let error = events.compactMap { event -> SluiceError? in
             if case .closed(1, let error) = event { error } else { nil }
         }.first
-        #expect(error?.message == "the server reset the HTTP/2 stream with REFUSED_STREAM (0x7) (RFC 9113 section 7)")
+        #expect(error?.message == "the server reset the HTTP/2 stream with INTERNAL_ERROR (0x2) (RFC 9113 section 7)")
         #expect(error?.code == .transport)
+    }
+
+    /// A stream the server refuses is told apart from other resets: its request was not processed, and may go again.
+    @Test func aRefusedStreamIsToldApart() async throws {
+        guard let peer = try await HTTP2Peer.start() else { return }
+        let events = try await Self.fetch("/reset", from: peer)
+        #expect(events.contains(.refused(stream: 1)))
+        #expect(!events.contains { if case .closed(1, _) = $0 { true } else { false } })
     }
 }

@@ -51,6 +51,8 @@ final class NginxServer: Sendable {
     let port: Int
     /// The loopback port it listens on with TLS, when it was started with a ``TLSSite``.
     let tlsPort: Int?
+    /// The loopback port it speaks HTTP/2 on without TLS, by prior knowledge, when its site has ``TLSSite/http2``.
+    let h2cPort: Int?
     /// The path of the Unix domain socket it also listens on, inside its directory.
     let unixSocketPath: String
     /// The temporary directory that holds its configuration, documents, logs and socket.
@@ -110,7 +112,7 @@ final class NginxServer: Sendable {
         let socketPath = directory.appendingPathComponent("nginx.sock").path
         do {
             try Self.writeDocuments(into: directory)
-            let (process, exited, port, tlsPort) = try Self.launchOnFreePort(
+            let (process, exited, port, tlsPort, h2cPort) = try Self.launchOnFreePort(
                 executable,
                 in: directory,
                 socketPath: socketPath,
@@ -124,6 +126,7 @@ final class NginxServer: Sendable {
             self.exited = exited
             self.port = port
             self.tlsPort = tlsPort
+            self.h2cPort = h2cPort
             self.baseURL = url
         } catch {
             try? FileManager.default.removeItem(at: directory)
@@ -201,6 +204,21 @@ extension NginxServer {
         var keepaliveRequests: Int?
         /// A plain HTTP server that `/proxy/` forwards to, unbuffered, as a TLS front for its faults.
         var upstream: URL?
+        /// Whether the site speaks HTTP/2 (nginx's `http2` module): chosen by ALPN over TLS, and by prior knowledge on
+        /// a cleartext port of its own (``NginxServer/h2cPort``).
+        var http2 = false
+    }
+
+    /// The URL of a path on the cleartext HTTP/2 port of a site started with ``TLSSite/http2``.
+    ///
+    /// - Parameter path: The path, with its leading `/`.
+    /// - Returns: The URL, `http://127.0.0.1:<h2cPort><path>`.
+    /// - Throws: ``NginxServerError`` when the server has no such port.
+    func h2cURL(_ path: String) throws -> URL {
+        guard let h2cPort, let url = URL(string: "http://127.0.0.1:\(h2cPort)\(path)") else {
+            throw NginxServerError(description: "the server has no cleartext HTTP/2 port")
+        }
+        return url
     }
 
     /// The URL of a path on the TLS site.
@@ -256,7 +274,7 @@ extension NginxServer {
     }
 
     /// The server block of a TLS site.
-    private static func tlsServer(_ site: TLSSite, port: Int, directory: URL) -> String {
+    private static func tlsServer(_ site: TLSSite, port: Int, h2cPort: Int?, directory: URL) -> String {
         let clientCertificate =
             site.clientCertificateAuthority.map {
                 "ssl_client_certificate \($0.path); ssl_verify_client on; ssl_verify_depth 3;"
@@ -264,7 +282,7 @@ extension NginxServer {
         return """
                 log_format sluice_tls '$ssl_session_reused $ssl_protocol';
                 server {
-                    listen 127.0.0.1:\(port) ssl;
+                    listen 127.0.0.1:\(port) ssl\(site.http2 ? " http2" : "");
                     server_name localhost;
                     root \(directory.path)/www;
                     access_log \(directory.path)/tls-access.log sluice_tls;
@@ -279,7 +297,20 @@ extension NginxServer {
                     \(site.upstream.map(proxyLocation) ?? "")
                     \(locations(directory: directory))
                 }
+                \(h2cPort.map { h2cServer(port: $0, directory: directory) } ?? "")
             """
+    }
+
+    /// The server block that speaks HTTP/2 without TLS, by prior knowledge, serving the same documents.
+    private static func h2cServer(port: Int, directory: URL) -> String {
+        """
+                server {
+                    listen 127.0.0.1:\(port) http2;
+                    server_name localhost;
+                    root \(directory.path)/www;
+                    \(locations(directory: directory))
+                }
+        """
     }
 }
 
@@ -407,7 +438,7 @@ extension NginxServer {
         directory: URL,
         port: Int,
         socketPath: String,
-        tls: (site: TLSSite, port: Int)?
+        tls: (site: TLSSite, port: Int, h2cPort: Int?)?
     ) -> String {
         let path = directory.path
         return """
@@ -449,7 +480,7 @@ extension NginxServer {
 
                     \(locations(directory: directory))
                 }
-            \(tls.map { tlsServer($0.site, port: $0.port, directory: directory) } ?? "")
+            \(tls.map { tlsServer($0.site, port: $0.port, h2cPort: $0.h2cPort, directory: directory) } ?? "")
             }
 
             """
@@ -626,28 +657,37 @@ extension NginxServer {
         in directory: URL,
         socketPath: String,
         tls: TLSSite?
-    ) throws -> (ChildProcess, Signal, Int, Int?) {
+    ) throws -> (ChildProcess, Signal, Int, Int?, Int?) {
         var attempt = 1
         while true {
-            // The first port stays bound while the second is chosen, so that the two are never the same port.
+            // The first ports stay bound while the next are chosen, so that no two are the same port.
             let (held, port) = try reservedPort()
-            let tlsPort: Int?
+            var tlsPort: Int?
+            var h2cPort: Int?
+            var heldTLS: Int32?
             do {
-                tlsPort = tls == nil ? nil : try freePort()
+                if tls != nil {
+                    let reserved = try reservedPort()
+                    heldTLS = reserved.descriptor
+                    tlsPort = reserved.port
+                }
+                h2cPort = tls?.http2 == true ? try freePort() : nil
             } catch {
                 close(held)
+                heldTLS.map { _ = close($0) }
                 throw error
             }
             close(held)
+            heldTLS.map { _ = close($0) }
             do {
                 let (process, exited) = try launch(
                     executable,
                     in: directory,
                     port: port,
                     socketPath: socketPath,
-                    tls: tls.flatMap { site in tlsPort.map { (site, $0) } }
+                    tls: tls.flatMap { site in tlsPort.map { (site, $0, h2cPort) } }
                 )
-                return (process, exited, port, tlsPort)
+                return (process, exited, port, tlsPort, h2cPort)
             } catch let error as NginxServerError where error.addressInUse && attempt < 5 {
                 attempt += 1
             }
@@ -671,7 +711,7 @@ extension NginxServer {
         in directory: URL,
         port: Int,
         socketPath: String,
-        tls: (site: TLSSite, port: Int)?
+        tls: (site: TLSSite, port: Int, h2cPort: Int?)?
     ) throws -> (ChildProcess, Signal) {
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         let errorLog = directory.appendingPathComponent("error.log")
@@ -702,6 +742,7 @@ extension NginxServer {
         let ready = process.waitUntilReady(within: .seconds(30)) {
             FileManager.default.fileExists(atPath: pidFile.path) && acceptsConnections(port: port)
                 && (tls.map { acceptsConnections(port: $0.port) } ?? true)
+                && (tls?.h2cPort.map { acceptsConnections(port: $0) } ?? true)
         }
         guard ready else {
             if process.isRunning {

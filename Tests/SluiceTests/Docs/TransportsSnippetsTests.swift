@@ -33,6 +33,20 @@ import FoundationNetworking
         #endif
     }
 
+    /// "HTTP/2", and `SocketRequestPerformer.HTTP2Settings`' own example: the origins named go by prior knowledge or
+    /// stay on HTTP/1.1; any other cleartext origin is spoken to in HTTP/1.1, as the loopback server speaks.
+    @Test func http2Settings() async throws {
+        let server = try LoopbackServer()
+        server.route("/ping", response: .json(#"{"n": 1}"#))
+        var configuration = SocketRequestPerformer.Configuration()
+        configuration.http2.priorKnowledge = ["127.0.0.1:8080"]
+        configuration.http2.http1Only = ["legacy.example.com:443"]
+        let client = APIClient(requestPerformer: SocketRequestPerformer(configuration: configuration))
+        let response = try await client.requestPerformer.perform(URLRequest(url: server.url("/ping")))
+        #expect(response.protocolVersion == "HTTP/1.1")
+        #expect(configuration.http2.priorKnowledge == ["127.0.0.1:8080"])
+    }
+
     /// "Request bodies": a body made afresh for each attempt, sent whole on either transport.
     @Test func aBodyFromAnAsyncSequence() async throws {
         let server = try LoopbackServer()

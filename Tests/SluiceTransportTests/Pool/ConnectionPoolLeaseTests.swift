@@ -28,6 +28,8 @@ import Testing
         func start(_ exchange: Exchange) {}
         func cancel(_ exchange: Exchange) {}
         func close() { closed.withLock { $0 = true } }
+        func handle(readable: Bool, writable: Bool) {}
+        func tick(now: ContinuousClock.Instant) {}
     }
 
     /// A pool whose connections are stubs of one capacity, and the stubs it opened.
