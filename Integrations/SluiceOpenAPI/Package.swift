@@ -56,6 +56,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The client generated from `Tests/HTTPBin/openapi.yaml`, against httpbin's routes (at `SLUICE_HTTPBIN_URL`;
+        // skipped without it) through Sluice's transport and the reference, in a module of its own: its generated
+        // names are those of the catalog's.
+        .testTarget(
+            name: "SluiceOpenAPIHTTPBinTests",
+            dependencies: [
+                "SluiceOpenAPI",
+                .product(name: "SluiceCore", package: "Sluice"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
