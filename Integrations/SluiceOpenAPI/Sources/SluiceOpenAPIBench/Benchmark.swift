@@ -23,6 +23,7 @@ enum Call: String, CaseIterable {
 func benchmark(seconds: Double, gibibytes: Double) async throws {
     let itemCount = 10_000
     let transferSize = Int64(gibibytes * Double(1 << 30))
+    let mebibytes = Double(transferSize) / Double(1 << 20)
     let server = try Nginx(itemCount: itemCount, blobSize: transferSize)
     defer { server.stop() }
     let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -46,9 +47,10 @@ func benchmark(seconds: Double, gibibytes: Double) async throws {
             for (transport, result) in results {
                 let rate = reference.map { result.requestsPerSecond / $0.requestsPerSecond } ?? .nan
                 let cpu = reference.map { $0.cpuMicrosecondsPerRequest / result.cpuMicrosecondsPerRequest } ?? .nan
+                let digits = result.requestsPerSecond < 100 ? 1 : 0
                 print(
                     "| \(call.rawValue) | \(concurrency) | \(transport.rawValue) | "
-                        + "\(format(result.requestsPerSecond, 0)) | \(format(result.cpuMicrosecondsPerRequest, 0)) | "
+                        + "\(format(result.requestsPerSecond, digits)) | \(format(result.cpuMicrosecondsPerRequest, 0)) | "
                         + "\(format(rate, 2))x | \(format(cpu, 2))x |"
                 )
             }
@@ -59,9 +61,8 @@ func benchmark(seconds: Double, gibibytes: Double) async throws {
     for direction in ["upload", "download"] {
         for transport in BenchmarkTransport.allCases where transport.streams {
             let report = try runTransferChild(transport, direction, server.url, transferSize)
-            let mebibytes = Double(transferSize) / Double(1 << 20)
             print(
-                "| \(format(gibibytes, 0)) GiB \(direction) | \(transport.rawValue) | "
+                "| \(format(mebibytes, 0)) MiB \(direction) | \(transport.rawValue) | "
                     + "\(format(mebibytes / report.seconds, 0)) | \(format(Double(report.peakBytes) / 1_048_576, 1)) |"
             )
         }

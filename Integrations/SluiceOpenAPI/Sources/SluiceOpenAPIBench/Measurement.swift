@@ -34,9 +34,17 @@ func cpuSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
-/// The process's peak resident memory so far, in bytes (`getrusage`'s `ru_maxrss`, which Linux gives in KiB).
+/// The process's peak resident memory so far, in bytes: `VmHWM` in `/proc/self/status` where there is one, since
+/// Linux keeps `getrusage`'s `ru_maxrss` across `exec` (a child would report its parent's peak), and `ru_maxrss`
+/// elsewhere.
 func peakResidentBytes() -> Int {
-    selfUsage().ru_maxrss * 1024
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    {
+        return kibibytes * 1024
+    }
+    return selfUsage().ru_maxrss
 }
 
 /// Runs `operation` from `concurrency` tasks at once, each starting its next call when its last returns: first for
