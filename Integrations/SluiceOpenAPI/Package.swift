@@ -13,7 +13,8 @@ let package = Package(
         .watchOS("9.4"),
     ],
     products: [
-        .library(name: "SluiceOpenAPI", targets: ["SluiceOpenAPI"])
+        .library(name: "SluiceOpenAPI", targets: ["SluiceOpenAPI"]),
+        .executable(name: "sluice-openapi-bench", targets: ["SluiceOpenAPIBench"]),
     ],
     dependencies: [
         .package(name: "Sluice", path: "../.."),
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // The benchmark's third transport, URLSession's, beside Sluice's and async-http-client's.
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         // The `ClientTransport` on any `RequestPerformer`, the `RequestPerformer` on any `ClientTransport`, and the
@@ -36,6 +39,22 @@ let package = Package(
                 .product(name: "SluiceCore", package: "Sluice"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // A generated client's requests per second, CPU per request and peak memory through Sluice's transport,
+        // async-http-client's and URLSession's, against nginx (see `Benchmarks/README.md` at the repository's root):
+        // `swift run -c release --package-path Integrations/SluiceOpenAPI sluice-openapi-bench`. Its client is
+        // generated from `Benchmark/openapi.yaml`, as the tests' are (`Scripts/regenerate.sh`).
+        .executableTarget(
+            name: "SluiceOpenAPIBench",
+            dependencies: [
+                "SluiceOpenAPI",
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ]
         ),
         // The generated client and server of `Tests/Catalog/openapi.yaml` (see `Scripts/regenerate.sh`), the tests of
@@ -54,6 +73,19 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The client generated from `Tests/HTTPBin/openapi.yaml`, against httpbin's routes (at `SLUICE_HTTPBIN_URL`;
+        // skipped without it) through Sluice's transport and the reference, in a module of its own: its generated
+        // names are those of the catalog's.
+        .testTarget(
+            name: "SluiceOpenAPIHTTPBinTests",
+            dependencies: [
+                "SluiceOpenAPI",
+                .product(name: "SluiceCore", package: "Sluice"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
             ]
         ),
     ],

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Generates the tests' client, server and types from Tests/Catalog/openapi.yaml into
-# Tests/SluiceOpenAPITests/Generated, with swift-openapi-generator's command line tool.
+# Generates the code of the package's OpenAPI documents with swift-openapi-generator's command line tool: the tests'
+# client, server and types from Tests/Catalog/openapi.yaml into Tests/SluiceOpenAPITests/Generated, the httpbin
+# tests' client from Tests/HTTPBin/openapi.yaml into Tests/SluiceOpenAPIHTTPBinTests/Generated, and the benchmark's
+# client from Benchmark/openapi.yaml into Sources/SluiceOpenAPIBench/Generated.
 #
 # The generated files are committed, so that neither a build nor CI runs the generator: its build plugin takes minutes
 # on two cores. Run this after changing the document or its configuration, and commit what it writes.
@@ -25,8 +27,14 @@ let package = Package(
 MANIFEST
 swift build --package-path "$tool_dir" --product swift-openapi-generator
 
-output=Tests/SluiceOpenAPITests/Generated
-rm -f "$output"/*.swift
-"$tool_dir/.build/debug/swift-openapi-generator" generate Tests/Catalog/openapi.yaml \
-    --config Tests/Catalog/openapi-generator-config.yaml \
-    --output-directory "$output"
+# Each document, with the configuration beside it, and where its code goes.
+generate() {
+    local document_dir=$1 output=$2
+    rm -f "$output"/*.swift
+    "$tool_dir/.build/debug/swift-openapi-generator" generate "$document_dir/openapi.yaml" \
+        --config "$document_dir/openapi-generator-config.yaml" \
+        --output-directory "$output"
+}
+generate Tests/Catalog Tests/SluiceOpenAPITests/Generated
+generate Tests/HTTPBin Tests/SluiceOpenAPIHTTPBinTests/Generated
+generate Benchmark Sources/SluiceOpenAPIBench/Generated
