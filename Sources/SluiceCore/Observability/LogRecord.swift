@@ -100,7 +100,7 @@ public struct LogRecord: Sendable {
         /// `request failed`: a request failed, at ``Level/warning``, with its `error.type` and the error's message.
         public static let requestFailed = Message("request failed")
         /// `request warning`: something a performer noted that did not fail the request, at ``Level/warning``, with
-        /// the text under ``InstrumentationScope/Key/logDetail``.
+        /// the text under ``InstrumentationScope/Key/detail``.
         public static let requestWarning = Message("request warning")
         /// `attempt took a connection`: an attempt had its connection, new or kept alive, at ``Level/debug``.
         public static let attemptConnected = Message("attempt took a connection")

@@ -183,10 +183,10 @@ public struct Redactor: Sendable {
         secrets.replacing(in: text, with: Redaction.placeholder)
     }
 
-    /// A body as text, cut to a length: as it is when nothing in it is hidden, otherwise as ``redacted(_:)`` shows
+    /// A body as text, cut to a length: as it is when nothing in it is hidden, otherwise as `redacted(_:)` shows
     /// it; a body that is not UTF-8 as a count of bytes.
     ///
-    /// For a finite `limit`, only a window at the start of the body is read, ``excerptWindow(limit:)`` bytes long:
+    /// For a finite `limit`, only a window at the start of the body is read, `excerptWindow(limit:)` bytes long:
     /// a JSON document cut there is no longer one, and its hidden fields are found as in any text, `"name": value`.
     ///
     /// - Parameters:
@@ -242,7 +242,7 @@ public struct Redactor: Sendable {
     }
 
     /// A body's bytes as a fixture keeps them: the same bytes, unless something in them is hidden; then a text body
-    /// as ``redacted(_:)`` shows it, and other bytes with each credential replaced.
+    /// as `redacted(_:)` shows it, and other bytes with each credential replaced.
     package func recorded(_ body: Data) -> Data {
         if let redacted = redacted(body) {
             return redacted.changed ? Data(redacted.text.utf8) : body
