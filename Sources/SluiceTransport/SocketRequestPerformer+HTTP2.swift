@@ -42,6 +42,19 @@ extension SocketRequestPerformer {
         /// Names and values count with 32 bytes for each field, as RFC 7541 counts them; an HPACK bomb decodes to
         /// more. Announced to the server as `SETTINGS_MAX_HEADER_LIST_SIZE`.
         public var maximumFieldListSize: Int
+        /// How long the server may send nothing on a connection before a PING checks that it still answers; 30
+        /// seconds by default, `nil` for never.
+        ///
+        /// A request about to be sent on a connection silent that long waits for the PING's answer first, so that a
+        /// connection a NAT or a load balancer dropped without a word is found out before it takes the request; a
+        /// connection with requests under way that goes silent that long is sent a PING too.
+        public var pingAfterSilence: Duration?
+        /// How long a PING's answer may take before the connection is dropped; 5 seconds by default.
+        ///
+        /// The requests that waited for the answer were never sent, and go to a new connection whatever their method;
+        /// those under way fail with a transport error whose underlying error is `URLError(.networkConnectionLost)`,
+        /// and are sent again only where a kept-alive connection's would be.
+        public var pingTimeout: Duration
 
         /// Creates settings; every parameter has the default its property documents.
         ///
@@ -53,6 +66,8 @@ extension SocketRequestPerformer {
         ///   - streamWindow: The bytes a stream may hold for its reader.
         ///   - connectionWindow: The bytes a connection may hold for its readers.
         ///   - maximumFieldListSize: The most bytes of a response's field section.
+        ///   - pingAfterSilence: How long a server may be silent before a PING checks it, or `nil` for never.
+        ///   - pingTimeout: How long a PING's answer may take.
         public init(
             isEnabled: Bool = true,
             priorKnowledge: Set<String> = [],
@@ -60,7 +75,9 @@ extension SocketRequestPerformer {
             maximumConcurrentStreams: Int = 100,
             streamWindow: Int = 8 << 20,
             connectionWindow: Int = 16 << 20,
-            maximumFieldListSize: Int = 64 << 10
+            maximumFieldListSize: Int = 64 << 10,
+            pingAfterSilence: Duration? = .seconds(30),
+            pingTimeout: Duration = .seconds(5)
         ) {
             self.isEnabled = isEnabled
             self.priorKnowledge = priorKnowledge
@@ -69,6 +86,8 @@ extension SocketRequestPerformer {
             self.streamWindow = streamWindow
             self.connectionWindow = connectionWindow
             self.maximumFieldListSize = maximumFieldListSize
+            self.pingAfterSilence = pingAfterSilence
+            self.pingTimeout = pingTimeout
         }
 
         /// The pool's policy, with the loaded library; `nil` when none is loaded or nothing would speak HTTP/2.
@@ -85,7 +104,8 @@ extension SocketRequestPerformer {
                 maximumStreams: maximumConcurrentStreams,
                 offersOverTLS: isEnabled,
                 priorKnowledge: Set(priorKnowledge.map { $0.lowercased() }),
-                http1Only: Set(http1Only.map { $0.lowercased() })
+                http1Only: Set(http1Only.map { $0.lowercased() }),
+                liveness: HTTP2Connection.Liveness(pingAfterSilence: pingAfterSilence, pingTimeout: pingTimeout)
             )
         }
     }

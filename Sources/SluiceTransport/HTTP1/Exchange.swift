@@ -55,6 +55,8 @@ final class Exchange: @unchecked Sendable {
     var protocolVersion = "HTTP/1.1"
     /// The fields that came after a buffered body (HTTP/2 trailers).
     var trailers: HTTPHeaders = [:]
+    /// The HTTP/2 stream carrying it, once its request is submitted on one.
+    var http2Stream: Int32?
 
     /// Creates an exchange.
     init(

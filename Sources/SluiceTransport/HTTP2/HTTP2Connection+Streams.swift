@@ -3,8 +3,11 @@ import Foundation
 extension HTTP2Connection {
     // MARK: Starting
 
-    /// Starts an exchange on a stream of its own, on a lease just taken from the pool: the request's frames go out
-    /// from the calling thread as far as the socket takes them, the rest and the response are the loop's.
+    /// Starts an exchange on a stream of its own, on a lease just taken from the pool.
+    ///
+    /// The request's frames go out from the calling thread as far as the socket takes them, the rest and the response
+    /// are the loop's. On a connection the server has been silent on, the request waits for the answer to a PING
+    /// first (``HTTP2Connection/Liveness``).
     func start(_ exchange: Exchange) {
         lock.withLock { _ in
             guard !exchange.cancelled.withLock({ $0 }) else {
@@ -22,43 +25,59 @@ extension HTTP2Connection {
                 )
                 return
             }
-            exchange.protocolVersion = "HTTP/2"
-            exchange.lastProgress = loop.now
-            let request = exchange.request
-            let fields = exchange.head.http2Fields(scheme: origin.usesTLS ? "https" : "http")
-            var source: HTTP2Session.BodySource?
-            let pending = PendingStream()
-            if let data = request.httpBody, !data.isEmpty {
-                source = { [weak self] buffer in self?.readBody(of: pending, into: buffer) ?? .end }
-            } else if request.httpBody == nil, let body = request.httpBodyStream {
-                body.open()
-                source = { [weak self] buffer in self?.readBody(of: pending, into: buffer) ?? .end }
-            }
-            let identifier: Int32
-            do {
-                identifier = try session.submitRequest(fields, body: source)
-            } catch {
-                pool.release(self, reusable: !isClosed, idleSince: loop.now)
-                exchange.fail(error)
-                return
-            }
-            let stream = Stream(identifier: identifier, exchange: exchange)
-            if let data = request.httpBody, !data.isEmpty {
-                stream.bodyData = data
-            } else if request.httpBody == nil {
-                stream.bodyStream = request.httpBodyStream
-            }
-            pending.stream = stream
-            streams[identifier] = stream
             becameIdle = nil
+            if awaitsPingAnswer() {
+                held.append(exchange)
+            } else {
+                submit(exchange)
+            }
             flush()
         }
+    }
+
+    /// Sends an exchange's request on a new stream; under the lock.
+    func submit(_ exchange: Exchange) {
+        exchange.protocolVersion = "HTTP/2"
+        exchange.lastProgress = loop.now
+        let request = exchange.request
+        let fields = exchange.head.http2Fields(scheme: origin.usesTLS ? "https" : "http")
+        // What the body is read from, decided once: bytes in memory, a stream, or nothing.
+        let bodyData = request.httpBody.flatMap { $0.isEmpty ? nil : $0 }
+        let bodyStream = request.httpBody == nil ? request.httpBodyStream : nil
+        let pending = PendingStream()
+        var source: HTTP2Session.BodySource?
+        if bodyData != nil || bodyStream != nil {
+            bodyStream?.open()
+            source = { [weak self] buffer in self?.readBody(of: pending, into: buffer) ?? .end }
+        }
+        let identifier: Int32
+        do {
+            identifier = try session.submitRequest(fields, body: source)
+        } catch {
+            bodyStream?.close()
+            releaseStream()
+            exchange.fail(error)
+            return
+        }
+        let stream = Stream(identifier: identifier, exchange: exchange)
+        stream.bodyData = bodyData
+        stream.bodyStream = bodyStream
+        pending.stream = stream
+        streams[identifier] = stream
+        exchange.http2Stream = identifier
     }
 
     /// Ends an exchange with a cancellation: its stream is reset, and the connection goes on with the others.
     func cancel(_ exchange: Exchange) {
         lock.withLock { _ in
-            guard let stream = streams.values.first(where: { $0.exchange === exchange }) else { return }
+            if let index = held.firstIndex(where: { $0 === exchange }) {
+                held.remove(at: index)
+                releaseStream()
+                exchange.fail(CancellationError())
+                return
+            }
+            guard let identifier = exchange.http2Stream, let stream = streams[identifier], stream.exchange === exchange
+            else { return }
             reset(stream, because: CancellationError())
             flush()
         }
@@ -85,8 +104,8 @@ extension HTTP2Connection {
     }
 
     /// Gives a stream's lease back to the pool; a draining connection closes with its last stream.
-    private func releaseStream() {
-        if streams.isEmpty {
+    func releaseStream() {
+        if streams.isEmpty && held.isEmpty {
             becameIdle = loop.now
         }
         pool.release(self, reusable: !isClosed && !isDraining, idleSince: loop.now)
@@ -243,7 +262,7 @@ extension HTTP2Connection {
             case .goAway(let lastStream, let errorCode):
                 goingAway(lastStream: lastStream, errorCode: errorCode)
             case .pingAcknowledged:
-                break
+                answered()
             }
         }
     }
@@ -266,6 +285,7 @@ extension HTTP2Connection {
             "the server sent GOAWAY with \(code) on the HTTP/2 connection to \(origin)"
         )
         failure = error
+        failHeld(error)
         for stream in streams.values.sorted(by: { $0.identifier < $1.identifier }) where stream.identifier > lastStream
         {
             unprocessed(stream, error)

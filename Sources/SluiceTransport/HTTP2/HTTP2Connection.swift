@@ -79,6 +79,14 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
     let readAhead: Int
     /// Why the connection failed, once it has: a late exchange fails with it too.
     var failure: SluiceError?
+    /// When PINGs check that the server still answers.
+    let liveness: Liveness
+    /// When the server's last bytes came.
+    var lastReceived: ContinuousClock.Instant
+    /// When the PING now unanswered went out, if one is.
+    var pingSent: ContinuousClock.Instant?
+    /// The exchanges leased on the connection that wait for a PING's answer before their requests go out.
+    var held: [Exchange] = []
 
     /// Takes a ready stream whose socket is registered on its loop, with no interest, and starts the session: the
     /// preface and this client's settings are written as soon as the socket takes them.
@@ -91,6 +99,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
     ///   - session: The session, made for the connection.
     ///   - maximumStreams: The most streams at once by this client's configuration.
     ///   - readAhead: The bytes of a streamed body read ahead of its reader.
+    ///   - liveness: When PINGs check that the server still answers.
     ///   - peer: The address the socket is connected to.
     init(
         stream: ByteStream,
@@ -100,6 +109,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
         session: HTTP2Session,
         maximumStreams: Int,
         readAhead: Int,
+        liveness: Liveness,
         peer: SocketAddress?
     ) {
         self.stream = stream
@@ -111,8 +121,10 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
         // RFC 9113 section 6.5.2 recommends assuming at least 100 until the server's settings say.
         currentCapacity = Locked(min(self.maximumStreams, session.maximumConcurrentStreams))
         self.readAhead = readAhead
+        self.liveness = liveness
         self.peer = peer
         becameIdle = loop.now
+        lastReceived = loop.now
         lock.withLock { _ in
             setInterest(.readable)
             flush()
@@ -144,6 +156,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
                     exchange.awaitingBody ? AsyncBodyStream.Channel.stalled(timeout) : URLError.idleTimeout(timeout)
                 reset(stream, because: error)
             }
+            checkLiveness(now: now)
             if !isClosed {
                 flush()
             }
@@ -152,7 +165,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
 
     /// When the connection became idle, if it is, for the pool's eviction.
     var idleSince: ContinuousClock.Instant? {
-        lock.withLock { _ in isClosed || !streams.isEmpty ? nil : becameIdle }
+        lock.withLock { _ in isClosed || !streams.isEmpty || !held.isEmpty ? nil : becameIdle }
     }
 
     /// Whether it takes new exchanges: open, and no `GOAWAY` came or went.
@@ -169,6 +182,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
             guard !isClosed else { return }
             switch stream.receive(into: buffer) {
             case .transferred(let count):
+                lastReceived = loop.now
                 let events: [HTTP2Session.Event]
                 do {
                     events = try session.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
@@ -280,13 +294,15 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
         failure = reason
         let failing = Array(streams.values)
         streams.removeAll()
+        let waiting = held
         closeLocked()
+        failHeld(reason)
         for stream in failing {
             endStream(stream)
             pool.release(self, reusable: false, idleSince: loop.now)
             stream.exchange.fail(failureForUnanswered(stream, reason))
         }
-        if failing.isEmpty {
+        if failing.isEmpty && waiting.isEmpty {
             _ = pool.removeIdle(self, because: .closedByServer)
         }
     }
@@ -307,6 +323,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
             guard !isClosed else { return }
             isDraining = true
             session.goAway()
+            failHeld(SluiceError.connectionLost("the HTTP/2 connection to \(origin) was going away"))
             if streams.isEmpty {
                 if let goAway = try? session.output() {
                     _ = goAway.withUnsafeBytes { stream.sendSome($0) }
@@ -323,7 +340,7 @@ final class HTTP2Connection: PooledConnection, @unchecked Sendable {
     func close() {
         lock.withLock { _ in
             guard !isClosed else { return }
-            if !streams.isEmpty {
+            if !streams.isEmpty || !held.isEmpty {
                 failConnection(SluiceError.connectionLost("the HTTP/2 connection to \(origin) was closed"))
                 return
             }

@@ -40,6 +40,8 @@ final class ConnectionPool: Sendable {
         var priorKnowledge: Set<String>
         /// The origins kept on HTTP/1.1, as `host:port`.
         var http1Only: Set<String>
+        /// When PINGs check that a server still answers.
+        var liveness: HTTP2Connection.Liveness
 
         /// How a connection to an origin may come to speak HTTP/2.
         enum Mode {
@@ -436,6 +438,7 @@ final class ConnectionPool: Sendable {
                 mode == .never ? nil : try HTTP2Session(library: policy.library, limits: policy.limits)
             }
             let maximumStreams = http2?.maximumStreams ?? 1
+            let liveness = http2?.liveness ?? HTTP2Connection.Liveness(pingAfterSilence: nil, pingTimeout: .zero)
             connection = try await connector.connect(origin, timings: timings, offersHTTP2: mode == .negotiated) {
                 stream,
                 loop,
@@ -451,6 +454,7 @@ final class ConnectionPool: Sendable {
                         session: session,
                         maximumStreams: maximumStreams,
                         readAhead: readAhead,
+                        liveness: liveness,
                         peer: peer
                     )
                 }

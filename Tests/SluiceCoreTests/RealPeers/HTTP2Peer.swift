@@ -20,6 +20,9 @@ import Testing
 /// - `/goaway-once/<key>`: for the first request with a key, a `GOAWAY` whose last stream is the one before it, and
 ///   no answer (the request was not processed); later ones are answered as `/connection` is;
 /// - `/goaway-after`: answered as `/connection` is, followed by a `GOAWAY` that names its stream as the last;
+/// - `/silent-after`: answered as `/connection` is; then the server reads the connection's bytes and answers nothing,
+///   not even a PING, as a peer behind a NAT that dropped the connection;
+/// - `/silent`: no answer, and the connection goes silent as after `/silent-after`;
 /// - anything else: 404.
 ///
 /// Its settings allow 7 concurrent streams.
@@ -76,6 +79,7 @@ final class HTTP2Peer: Sendable {
             conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 7})
             sock.sendall(conn.data_to_send())
             bodies, pending = {}, {}
+            silent = False
 
             def respond(stream, status, fields, body=b"", trailers=None):
                 conn.send_headers(stream, [(":status", str(status))] + fields, end_stream=not body and not trailers)
@@ -141,6 +145,11 @@ final class HTTP2Peer: Sendable {
                                 conn.close_connection(last_stream_id=stream - 2)
                             else:
                                 respond(stream, 200, [], str(number).encode())
+                        elif path == "/silent-after":
+                            respond(stream, 200, [], str(number).encode())
+                            silent = True
+                        elif path == "/silent":
+                            silent = True
                         elif path == "/goaway-after":
                             respond(stream, 200, [], str(number).encode())
                             flush()
@@ -149,6 +158,9 @@ final class HTTP2Peer: Sendable {
                             respond(stream, 404, [], b"no such route")
                 flush()
                 sock.sendall(conn.data_to_send())
+                while silent:
+                    if not sock.recv(65536):
+                        return
 
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -155,4 +155,56 @@ struct HTTP2TransportPeerTests {
         #expect(connections.count == Set(bodies).count)
         #expect((1...5).contains(connections.count))
     }
+
+    /// A performer that checks the server with a PING whenever it has been silent at all, and waits half a second
+    /// for the answer.
+    func startPinging() async throws -> (HTTP2Peer, SocketRequestPerformer)? {
+        guard let peer = try await HTTP2Peer.start() else { return nil }
+        var configuration = SocketRequestPerformer.Configuration(proxies: .none)
+        configuration.http2.priorKnowledge = ["127.0.0.1:\(peer.port)"]
+        configuration.http2.pingAfterSilence = .zero
+        configuration.http2.pingTimeout = .milliseconds(500)
+        return (peer, SocketRequestPerformer(configuration: configuration))
+    }
+
+    /// A request about to reuse a connection whose server went silent waits for a PING's answer, which never comes:
+    /// it was never sent, so it goes to a new connection, though it is a POST.
+    @Test func aConnectionThatNoLongerAnswersAPingIsNotReused() async throws {
+        guard let (peer, performer) = try await startPinging() else { return }
+        let first = try await performer.perform(URLRequest(url: try url(peer, "/silent-after")))
+        #expect(first.body == Data("1".utf8))
+        var request = URLRequest(url: try url(peer, "/connection"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("once".utf8)
+        let next = try await performer.perform(request)
+        #expect(next.body == Data("2".utf8))
+        #expect(next.protocolVersion == "HTTP/2")
+    }
+
+    /// A server that goes silent under a request is checked with a PING, and the connection dropped when no answer
+    /// comes, long before the request's own timeout.
+    @Test func aServerThatGoesSilentUnderARequestIsDropped() async throws {
+        guard let (peer, performer) = try await startPinging() else { return }
+        var request = URLRequest(url: try url(peer, "/silent"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("hello".utf8)
+        request.timeoutInterval = 600
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await performer.perform(request)
+        }
+        #expect(
+            error?.message
+                == "the server did not answer a PING within 0.5 seconds on the HTTP/2 connection to 127.0.0.1:\(peer.port)"
+        )
+        #expect((error?.underlyingError as? URLError)?.code == .networkConnectionLost)
+    }
+
+    /// A server that answers PINGs keeps its connection: every request of a sequence is carried by the first.
+    @Test func aServerThatAnswersPingsKeepsItsConnection() async throws {
+        guard let (peer, performer) = try await startPinging() else { return }
+        for _ in 0..<5 {
+            let response = try await performer.perform(URLRequest(url: try url(peer, "/connection")))
+            #expect(response.body == Data("1".utf8))
+        }
+    }
 }
