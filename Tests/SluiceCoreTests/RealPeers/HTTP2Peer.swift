@@ -35,13 +35,9 @@ final class HTTP2Peer: Sendable {
     ///
     /// - Throws: A failed requirement when the peers are required and missing, or when the server did not start.
     static func start() async throws -> HTTP2Peer? {
-        guard try PythonScript.isAvailable() else { return nil }
-        let script = try await offThePool { try PythonScript(HTTP2Peer.source, named: "h2") }
-        guard let port = script.port else {
-            try #require(script.firstLine == "missing h2", "the h2 server did not start: \(script.firstLine)")
-            try #require(!NginxServer.isRequired, "SLUICE_REQUIRE_PEERS is set, but Python's h2 is not installed")
-            return nil
-        }
+        guard let script = try await PythonScript.startServer(source, named: "h2", library: "h2"),
+            let port = script.port
+        else { return nil }
         return HTTP2Peer(port: port, script: script)
     }
 

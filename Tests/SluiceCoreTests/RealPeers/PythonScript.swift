@@ -2,6 +2,7 @@ import ClientFixtures
 // A Python script run as a child process from a temporary directory of its own, which reports on its first line of
 // output the port it listens on: the way every Python peer of the tests starts.
 import Foundation
+import TestSupport
 import Testing
 
 /// A running Python script and the first line it wrote.
@@ -80,6 +81,40 @@ final class PythonScript: Sendable {
             }
             try? FileManager.default.removeItem(at: directory)
         }
+    }
+}
+
+extension PythonScript {
+    /// Starts a server script that reports its port on its first line, or `missing <library>` when the Python module
+    /// it needs is not installed.
+    ///
+    /// - Parameters:
+    ///   - script: The script's text.
+    ///   - name: What its directory is named after.
+    ///   - library: The module it reports missing.
+    ///   - arguments: The arguments after the script's path.
+    /// - Returns: The running script, or `nil` when Python or the module is missing and the peers are not required.
+    /// - Throws: A failed requirement when the peers are required and missing, or when the server did not start.
+    static func startServer(
+        _ script: String,
+        named name: String,
+        library: String,
+        arguments: [String] = []
+    ) async throws -> PythonScript? {
+        guard try isAvailable() else { return nil }
+        let started = try await offThePool { try PythonScript(script, named: name, arguments: arguments) }
+        guard started.port != nil else {
+            try #require(
+                started.firstLine == "missing \(library)",
+                "the \(name) server did not start: \(started.firstLine)"
+            )
+            try #require(
+                !NginxServer.isRequired,
+                "SLUICE_REQUIRE_PEERS is set, but Python's \(library) is not installed"
+            )
+            return nil
+        }
+        return started
     }
 }
 
