@@ -258,6 +258,7 @@ struct CacheExchange: Sendable {
             var stored = answer.marked(.miss)
             stored.body = .stream(
                 HTTPBody(StoringBody(body: body, writer: writer, limit: limit), expectedLength: body.expectedLength)
+                    .reportingTrailers(of: body)
             )
             return stored
         }

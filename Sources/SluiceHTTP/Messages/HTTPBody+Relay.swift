@@ -2,7 +2,7 @@ extension HTTPBody {
     /// This body, with every chunk its reader asks for read through `step` from this body's iterator: how a
     /// decorator counts, times or reports a streamed body without holding it.
     ///
-    /// The relayed body keeps this one's expected length. Only the relayed body's iterator holds this body and `step`
+    /// The relayed body keeps this one's expected length and reports its trailers. Only the relayed body's iterator holds this body and `step`
     /// once reading starts, so `step` ends the transfer early by replacing the iterator it is given (with
     /// ``HTTPBody/AsyncIterator/finished``), and dropping or cancelling the relayed body ends it as it ends this one.
     /// What `step` captures is released with the iterator, when its reader is done with it (a loop left early
@@ -13,7 +13,7 @@ extension HTTPBody {
     /// - Parameter step: Reads the next chunk from the iterator, or returns `nil` at the end.
     /// - Returns: The relayed body.
     package func relayed(_ step: @escaping @Sendable (inout AsyncIterator) async throws -> Data?) -> HTTPBody {
-        HTTPBody(Relay(parts: Locked((self, step))), expectedLength: expectedLength)
+        HTTPBody(Relay(parts: Locked((self, step))), expectedLength: expectedLength).reportingTrailers(of: self)
     }
 }
 

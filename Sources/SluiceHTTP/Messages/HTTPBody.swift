@@ -30,6 +30,16 @@ public struct HTTPBody: AsyncSequence, Sendable {
     public let expectedLength: Int64?
 
     private let source: Source
+    /// Where the trailer fields that followed the body are read, once it has ended.
+    ///
+    /// They are the writer's channel's, or fields known already. A relayed body shares the one of the body it reads
+    /// through; neither holds a body, so that releasing one still ends its transfer.
+    private var trailerSource = TrailerSource.fields([:])
+
+    private enum TrailerSource: Sendable {
+        case fields(HTTPHeaders)
+        case channel(Channel)
+    }
 
     private enum Source: Sendable {
         case data(Data)
@@ -61,9 +71,39 @@ public struct HTTPBody: AsyncSequence, Sendable {
         )
     }
 
-    fileprivate init(consumer: Consumer, expectedLength: Int64?) {
+    fileprivate init(consumer: Consumer, channel: Channel, expectedLength: Int64?) {
         self.expectedLength = expectedLength
         source = .channel(consumer)
+        trailerSource = .channel(channel)
+    }
+
+    /// A body of bytes in memory followed by trailer fields, as a buffered response's is.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes.
+    ///   - trailers: The fields after them.
+    package init(_ data: Data, trailers: HTTPHeaders) {
+        self.init(data)
+        trailerSource = .fields(trailers)
+    }
+
+    /// The trailer fields that followed the body (HTTP/2 trailers), once the body has been read to its end: empty
+    /// before then, and when none came.
+    package var trailers: HTTPHeaders {
+        switch trailerSource {
+        case .fields(let fields): fields
+        case .channel(let channel): channel.trailers
+        }
+    }
+
+    /// This body with the trailers of another, which this one reads through: how a decorator keeps them.
+    ///
+    /// - Parameter other: The body whose trailers this one reports.
+    /// - Returns: The body, reporting `other`'s trailers.
+    package func reportingTrailers(of other: HTTPBody) -> HTTPBody {
+        var copy = self
+        copy.trailerSource = other.trailerSource
+        return copy
     }
 
     /// Makes an iterator over the chunks.
@@ -178,7 +218,9 @@ extension HTTPBody {
     public static func makeStream(expectedLength: Int64?) -> (body: HTTPBody, writer: Writer) {
         let channel = Channel()
         let consumer = Consumer(channel: channel)
-        return (HTTPBody(consumer: consumer, expectedLength: expectedLength), Writer(channel: channel))
+        return (
+            HTTPBody(consumer: consumer, channel: channel, expectedLength: expectedLength), Writer(channel: channel)
+        )
     }
 
     /// Why a body's reader stopped before the writer finished.
@@ -209,6 +251,14 @@ extension HTTPBody {
         /// - Parameter error: The error that ended the transfer, or `nil` for a complete body.
         public func finish(throwing error: (any Error)? = nil) {
             channel.finish(error)
+        }
+
+        /// Ends the body normally, after the chunks already written, with the trailer fields that followed it, which
+        /// the response reports once its body has been read (``HTTPResponse/Streamed/trailers``).
+        ///
+        /// - Parameter trailers: The trailer fields.
+        public func finish(trailers: HTTPHeaders) {
+            channel.finish(nil, trailers: trailers)
         }
 
         /// The bytes written and not yet read.
@@ -255,6 +305,7 @@ extension HTTPBody {
             var onTermination: (@Sendable (Termination) -> Void)?
             var demand: (high: Int, low: Int, handler: @Sendable () -> Void)?
             var behind = false
+            var trailers: HTTPHeaders = [:]
         }
 
         private let state = Locked(State())
@@ -278,11 +329,12 @@ extension HTTPBody {
             return buffered
         }
 
-        func finish(_ error: (any Error)?) {
+        func finish(_ error: (any Error)?, trailers: HTTPHeaders = [:]) {
             let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
                 guard !state.ended else { return nil }
                 state.ended = true
                 state.failure = error
+                state.trailers = trailers
                 state.onTermination = nil
                 defer { state.waiter = nil }
                 return state.waiter
@@ -295,6 +347,13 @@ extension HTTPBody {
         }
 
         var bufferedBytes: Int { state.withLock { $0.buffered } }
+
+        /// The trailers the writer finished with, once it has; reported only once the reader has had every chunk.
+        var trailers: HTTPHeaders {
+            state.withLock { state in
+                state.ended && state.head == state.chunks.count ? state.trailers : [:]
+            }
+        }
 
         var isTerminated: Bool { state.withLock { $0.terminated } }
 

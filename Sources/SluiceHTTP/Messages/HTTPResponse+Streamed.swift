@@ -24,6 +24,21 @@ extension HTTPResponse {
         /// The HTTP version that carried the response, `HTTP/1.1` or `HTTP/2`, when the transport says.
         public var protocolVersion: String?
 
+        /// The fields that came after the body, such as gRPC's `grpc-status` in HTTP/2 trailers, once the body has
+        /// been read to its end: empty before then, and when none came.
+        ///
+        /// ```swift
+        /// let response = try await performer.stream(call)
+        /// for try await message in response.body {
+        ///     print(message.count)
+        /// }
+        /// print(response.trailers["grpc-status"] ?? "none")  // 0
+        /// ```
+        ///
+        /// A body given with ``replacingBody(with:)`` reports the trailers of the body it reads through, when it was
+        /// made from this one by Sluice's decorators; one of your own reports none.
+        public var trailers: HTTPHeaders { body.trailers }
+
         /// Creates a streamed response.
         ///
         /// - Parameters:
@@ -46,7 +61,7 @@ extension HTTPResponse {
                 status: response.status,
                 headers: response.headers,
                 url: response.url,
-                body: HTTPBody(response.body)
+                body: HTTPBody(response.body, trailers: response.trailers)
             )
             protocolVersion = response.protocolVersion
         }
@@ -75,6 +90,7 @@ extension HTTPResponse {
                 url: url
             )
             response.protocolVersion = protocolVersion
+            response.trailers = body.trailers
             return response
         }
     }

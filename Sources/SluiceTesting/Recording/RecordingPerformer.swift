@@ -92,7 +92,9 @@ public final class RecordingPerformer: WrappingPerformer {
             }
             continuation.onTermination = { _ in reader.cancel() }
         }
-        return response.replacingBody(with: HTTPBody(recording, expectedLength: body.expectedLength))
+        return response.replacingBody(
+            with: HTTPBody(recording, expectedLength: body.expectedLength).reportingTrailers(of: body)
+        )
     }
 
     /// Writes an exchange to the next fixture file, with what the redaction hides hidden.

@@ -16,7 +16,7 @@ struct DecodedBody: AsyncSequence, Sendable {
     let limits: ContentDecoding
 
     /// The body to hand out: the decoded bytes, of a length not known in advance.
-    var body: HTTPBody { HTTPBody(self, expectedLength: nil) }
+    var body: HTTPBody { HTTPBody(self, expectedLength: nil).reportingTrailers(of: encoded) }
 
     func makeAsyncIterator() -> Iterator {
         Iterator(encoded: encoded.makeAsyncIterator(), codings: codings, limits: limits)

@@ -371,7 +371,7 @@ extension HTTP2Connection {
         if case .buffered(let continuation) = delivery, let head = exchange.responseHead {
             continuation.resume(returning: exchange.response(head: head))
         }
-        writer?.finish()
+        writer?.finish(trailers: exchange.trailers)
     }
 }
 

@@ -135,4 +135,32 @@ import Testing
         _ = try await iterator.next()
         #expect(demands.withLock { $0 } == 1)
     }
+
+    /// The trailers a writer finishes with are the response's once its body has been read to its end, through a
+    /// relayed body too, and a collected response keeps them.
+    @Test func trailersAreReportedOnceTheBodyHasBeenRead() async throws {
+        let (body, writer) = HTTPBody.makeStream(expectedLength: nil)
+        let response = HTTPResponse.Streamed(status: .ok, body: body)
+        let relayed = response.replacingBody(with: body.relayed { try await $0.next() })
+        writer.write(Data("message".utf8))
+        writer.finish(trailers: ["grpc-status": "0"])
+        #expect(relayed.trailers.isEmpty)
+        var iterator = relayed.body.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("message".utf8))
+        #expect(try await iterator.next() == nil)
+        #expect(relayed.trailers["grpc-status"] == "0")
+        #expect(response.trailers["grpc-status"] == "0")
+    }
+
+    /// A collected response has the trailers, and a buffered one made streamed again keeps them.
+    @Test func collectingKeepsTheTrailers() async throws {
+        let (body, writer) = HTTPBody.makeStream(expectedLength: nil)
+        writer.write(Data("abc".utf8))
+        writer.finish(trailers: ["x-checksum": "done"])
+        let collected = try await HTTPResponse.Streamed(status: .ok, body: body).collect(upTo: 10)
+        #expect(collected.trailers["x-checksum"] == "done")
+        let again = HTTPResponse.Streamed(collected)
+        #expect(try await again.body.collect(upTo: 10) == Data("abc".utf8))
+        #expect(again.trailers["x-checksum"] == "done")
+    }
 }

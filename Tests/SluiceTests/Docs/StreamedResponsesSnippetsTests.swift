@@ -65,6 +65,20 @@ private struct CannedStreamPerformer: RequestPerformer {
     }
 }
 
+/// A performer whose streamed answer is one message and the trailer `grpc-status: 0`, as a gRPC server's.
+private struct TrailingStreamPerformer: RequestPerformer {
+    func perform(_ request: URLRequest) async throws -> HTTPResponse {
+        try await stream(request).collect(upTo: 1 << 20)
+    }
+
+    func stream(_ request: URLRequest) async throws -> HTTPResponse.Streamed {
+        let (body, writer) = HTTPBody.makeStream(expectedLength: nil)
+        writer.write(Data("message".utf8))
+        writer.finish(trailers: ["grpc-status": "0"])
+        return HTTPResponse.Streamed(status: .ok, body: body)
+    }
+}
+
 @Suite(.serialized) struct StreamedResponsesSnippetsTests {
     let server: LoopbackServer
     let client = APIClient()
@@ -275,5 +289,19 @@ private struct CannedStreamPerformer: RequestPerformer {
             types.append(event.type)
         }
         #expect(types == ["message", "done"])
+    }
+
+    /// `HTTPResponse.Streamed.trailers`.
+    @Test func trailersAfterAStreamedBody() async throws {
+        let performer = TrailingStreamPerformer()
+        let call = URLRequest(url: exportBase.appendingPathComponent("sluice.Echo/Say"))
+        let printed = try await SnippetOutput.collect {
+            let response = try await performer.stream(call)
+            for try await message in response.body {
+                print(message.count)
+            }
+            print(response.trailers["grpc-status"] ?? "none")  // 0
+        }
+        #expect(printed == ["7", "0"])
     }
 }
