@@ -23,9 +23,14 @@ import Testing
 /// - `/silent-after`: answered as `/connection` is; then the server reads the connection's bytes and answers nothing,
 ///   not even a PING, as a peer behind a NAT that dropped the connection;
 /// - `/silent`: no answer, and the connection goes silent as after `/silent-after`;
+/// - `POST /no-window`: the request body is never acknowledged, so the windows of the stream and the connection never
+///   open again, and no answer;
+/// - `/ping-flood`: 5,000 PINGs at once, then an answer as `/connection`'s;
+/// - `/data-after-end`: answered as `/connection` is, then a DATA frame on the stream it ended;
 /// - anything else: 404.
 ///
-/// Its settings allow 7 concurrent streams.
+/// Its settings allow 7 concurrent streams. Started `mute`, it accepts connections, reads what comes and sends nothing,
+/// not even its preface.
 final class HTTP2Peer: Sendable {
     /// The loopback port it listens on.
     let port: Int
@@ -34,8 +39,9 @@ final class HTTP2Peer: Sendable {
     /// Starts the server, or returns `nil` when Python or `h2` is missing and the peers are not required.
     ///
     /// - Throws: A failed requirement when the peers are required and missing, or when the server did not start.
-    static func start() async throws -> HTTP2Peer? {
-        guard let script = try await PythonScript.startServer(source, named: "h2", library: "h2"),
+    static func start(mute: Bool = false) async throws -> HTTP2Peer? {
+        let arguments = mute ? ["--mute"] : []
+        guard let script = try await PythonScript.startServer(source, named: "h2", library: "h2", arguments: arguments),
             let port = script.port
         else { return nil }
         return HTTP2Peer(port: port, script: script)
@@ -74,8 +80,9 @@ final class HTTP2Peer: Sendable {
             conn.initiate_connection()
             conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 7})
             sock.sendall(conn.data_to_send())
-            bodies, pending = {}, {}
+            bodies, pending, unacknowledged = {}, {}, set()
             silent = False
+            late = []
 
             def respond(stream, status, fields, body=b"", trailers=None):
                 conn.send_headers(stream, [(":status", str(status))] + fields, end_stream=not body and not trailers)
@@ -106,10 +113,13 @@ final class HTTP2Peer: Sendable {
                 for event in conn.receive_data(data):
                     if isinstance(event, h2.events.RequestReceived):
                         bodies[event.stream_id] = (dict(event.headers), b"")
+                        if dict(event.headers)[":path"] == "/no-window":
+                            unacknowledged.add(event.stream_id)
                     elif isinstance(event, h2.events.DataReceived):
                         fields, body = bodies[event.stream_id]
                         bodies[event.stream_id] = (fields, body + event.data)
-                        conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                        if event.stream_id not in unacknowledged:
+                            conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                     elif isinstance(event, h2.events.StreamEnded):
                         fields, body = bodies.pop(event.stream_id)
                         path, stream = fields[":path"], event.stream_id
@@ -146,6 +156,16 @@ final class HTTP2Peer: Sendable {
                             silent = True
                         elif path == "/silent":
                             silent = True
+                        elif path == "/ping-flood":
+                            for i in range(5000):
+                                conn.ping(i.to_bytes(8, "big"))
+                            respond(stream, 200, [], str(number).encode())
+                        elif path == "/data-after-end":
+                            respond(stream, 200, [], str(number).encode())
+                            flush()
+                            sock.sendall(conn.data_to_send())
+                            # A DATA frame of 5 bytes with END_STREAM, on the stream just ended, past the library.
+                            late.append(b"\x00\x00\x05\x00\x01" + stream.to_bytes(4, "big") + b"late!")
                         elif path == "/goaway-after":
                             respond(stream, 200, [], str(number).encode())
                             flush()
@@ -153,7 +173,8 @@ final class HTTP2Peer: Sendable {
                         else:
                             respond(stream, 404, [], b"no such route")
                 flush()
-                sock.sendall(conn.data_to_send())
+                sock.sendall(conn.data_to_send() + b"".join(late))
+                late.clear()
                 while silent:
                     if not sock.recv(65536):
                         return
@@ -163,8 +184,12 @@ final class HTTP2Peer: Sendable {
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
         print(listener.getsockname()[1], flush=True)
+        def hold(sock):
+            while sock.recv(65536):
+                pass
+
         while True:
             client, _ = listener.accept()
-            threading.Thread(target=serve, args=(client,), daemon=True).start()
+            threading.Thread(target=hold if "--mute" in sys.argv else serve, args=(client,), daemon=True).start()
         """#
 }

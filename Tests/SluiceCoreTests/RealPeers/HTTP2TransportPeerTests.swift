@@ -62,6 +62,15 @@ struct HTTP2TransportPeerTests {
         #expect(response.trailers["x-checksum"] == "done")
     }
 
+    /// A streamed response's trailers are there once its body has been read to its end.
+    @Test func trailersReachAStreamedResponseAfterItsBody() async throws {
+        guard let (peer, performer) = try await start() else { return }
+        let response = try await performer.stream(URLRequest(url: try url(peer, "/trailers")))
+        #expect(response.trailers.isEmpty)
+        #expect(try await response.body.collect(upTo: 100) == Data("body".utf8))
+        #expect(response.trailers["x-checksum"] == "done")
+    }
+
     /// A POST whose stream the server refused is sent again on another stream, since the server never processed it
     /// (RFC 9113 section 8.7).
     @Test func aRefusedPostIsSentAgain() async throws {
@@ -206,5 +215,71 @@ struct HTTP2TransportPeerTests {
             let response = try await performer.perform(URLRequest(url: try url(peer, "/connection")))
             #expect(response.body == Data("1".utf8))
         }
+    }
+
+    // MARK: Hostile servers
+
+    /// A request body the server never makes room for stalls, and the request's timeout ends it; the stream is reset
+    /// and the connection goes on.
+    @Test func aWindowThatNeverOpensIsBoundedByTheTimeout() async throws {
+        guard let (peer, performer) = try await start() else { return }
+        var request = URLRequest(url: try url(peer, "/no-window"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(count: 200_000)
+        request.timeoutInterval = 1
+        let error = await #expect(throws: URLError.self) {
+            _ = try await performer.perform(request)
+        }
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription == "no byte of the response within the idle timeout of 1.00s")
+        let next = try await performer.perform(URLRequest(url: try url(peer, "/connection")))
+        #expect(next.body == Data("1".utf8))
+    }
+
+    /// Five thousand PINGs at once.
+    ///
+    /// nghttp2 queues at most 1,000 acknowledgements, and a server that sends more before this side can write fails
+    /// the connection with an error that says so. When the acknowledgements drain
+    /// as fast as they come (the bytes arrived in small reads), the request is answered.
+    @Test func aPingFloodIsBoundedByTheQueuedAcknowledgements() async throws {
+        guard let (peer, performer) = try await start() else { return }
+        do {
+            let response = try await performer.perform(URLRequest(url: try url(peer, "/ping-flood")))
+            #expect(response.body == Data("1".utf8))
+        } catch let error as SluiceError {
+            #expect(
+                error.message
+                    == "the server broke HTTP/2 (RFC 9113): Flooding was detected in this HTTP/2 session, and it must "
+                    + "be closed; the connection is closed"
+            )
+        }
+    }
+
+    /// A DATA frame on a stream the server already ended changes nothing.
+    ///
+    /// The response stands, its bytes go to no one (nghttp2 drops a frame on a stream it has closed, counting it against the connection's window), and the
+    /// connection carries the next request.
+    @Test func dataOnAnEndedStreamGoesToNoOne() async throws {
+        guard let (peer, performer) = try await start() else { return }
+        let answered = try await performer.perform(URLRequest(url: try url(peer, "/data-after-end")))
+        #expect(answered.body == Data("1".utf8))
+        let next = try await performer.perform(URLRequest(url: try url(peer, "/connection")))
+        #expect(next.body == Data("1".utf8))
+    }
+
+    /// A server that accepts the connection and never sends its preface: the request's timeout ends the wait.
+    @Test func aPrefaceThatNeverComesIsBoundedByTheTimeout() async throws {
+        guard let mute = try await HTTP2Peer.start(mute: true) else { return }
+        let port = mute.port
+        var configuration = SocketRequestPerformer.Configuration(proxies: .none)
+        configuration.http2.priorKnowledge = ["127.0.0.1:\(port)"]
+        let performer = SocketRequestPerformer(configuration: configuration)
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/hello")))
+        request.timeoutInterval = 1
+        let error = await #expect(throws: URLError.self) {
+            _ = try await performer.perform(request)
+        }
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription == "no byte of the response within the idle timeout of 1.00s")
     }
 }
