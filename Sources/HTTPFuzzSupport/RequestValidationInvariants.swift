@@ -82,7 +82,48 @@ package enum RequestValidationInvariants {
         } catch {
             return "the transport refused a request the check accepted: \(error.message)"
         }
-        return headViolation(head.bytes, of: request)
+        return headViolation(head.bytes, of: request) ?? http2Violation(head, of: request)
+    }
+
+    /// What the fields of a request that HTTP/2 sends must be (RFC 9113 section 8.3): the four pseudo-fields first,
+    /// from the request (`:authority` its `Host` when it sets one), no other; every name lowercase; none that names a connection, nor `Host`, nor `TE` but for
+    /// `trailers`; every other field of the request, with its value as given.
+    ///
+    /// - Parameters:
+    ///   - head: The transport's head of the request.
+    ///   - request: The request.
+    /// - Returns: A description of the broken invariant, or `nil` when they all hold.
+    static func http2Violation(_ head: RequestHead, of request: URLRequest) -> String? {
+        let list = head.http2Fields(scheme: "http")
+        let pseudo = list.prefix(4).map { "\($0.name)=\($0.value)" }
+        // The request's own Host, when it sets one, else the URL's.
+        let host = request.allHTTPHeaderFields?.first { $0.key.lowercased() == "host" }?.value ?? "example.com"
+        let expected = [":method=\(request.httpMethod ?? "GET")", ":scheme=http", ":authority=\(host)"]
+        guard pseudo.count == 4, Array(pseudo.prefix(3)) == expected, pseudo[3].hasPrefix(":path=/") else {
+            return "the HTTP/2 pseudo-fields are not the request's: \(pseudo)"
+        }
+        let fields = list.dropFirst(4)
+        let dropped: Set<String> = [
+            "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
+        ]
+        for field in fields {
+            if field.name.hasPrefix(":") || field.name != field.name.lowercased() || dropped.contains(field.name) {
+                return "an HTTP/2 field that must not be sent: \(field.name.debugDescription)"
+            }
+            if field.name == "te", field.value.trimmingCharacters(in: .whitespaces).lowercased() != "trailers" {
+                return "an HTTP/2 TE that is not trailers: \(field.value.debugDescription)"
+            }
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let lowered = name.lowercased()
+            let keeps =
+                !dropped.contains(lowered) && lowered != "content-length"
+                && (lowered != "te" || value.trimmingCharacters(in: .whitespaces).lowercased() == "trailers")
+            guard !keeps || fields.contains(where: { $0.name == lowered && $0.value == value }) else {
+                return "the field \(name) with \(value.debugDescription) is not sent over HTTP/2 as given"
+            }
+        }
+        return nil
     }
 
     /// The first rule a request breaks, by a plain reading of the grammar, or `nil`.

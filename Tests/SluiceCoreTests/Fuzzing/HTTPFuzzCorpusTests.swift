@@ -119,6 +119,11 @@ import Testing
         "GET\u{FF}a\u{FF}X A\u{FF}1",
         "GET\u{FF}a\u{FF}X-A\u{FF}caf\u{E9}\t\u{85}",
         "\u{FF}a",
+        // Fields HTTP/2 drops or keeps (RFC 9113 section 8.2.2).
+        "GET\u{FF}a\u{FF}Connection\u{FF}close\u{FF}TE\u{FF}gzip\u{FF}X-Mixed-Case\u{FF}V",
+        "GET\u{FF}a\u{FF}TE\u{FF} trailers\u{FF}Upgrade\u{FF}h2c\u{FF}Keep-Alive\u{FF}5",
+        "GET\u{FF}a\u{FF}Proxy-Connection\u{FF}keep-alive\u{FF}User-Agent\u{FF}mine",
+        "GET\u{FF}a\u{FF}Host\u{FF}example.com",
     ])
     func requestsKeepTheInvariants(_ fields: String) async {
         for flags: UInt8 in [0, 1, 3] {
