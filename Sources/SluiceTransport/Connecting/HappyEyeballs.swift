@@ -70,7 +70,9 @@ final class ConnectionRace: Sendable {
     /// Enters an attempt just made; one made after the race was decided is abandoned at once.
     func enter(_ attempt: StreamEstablishment) {
         let decided = state.withLock { state in
-            state.attempts.append(attempt)
+            if state.winner == nil {
+                state.attempts.append(attempt)
+            }
             return state.winner != nil
         }
         if decided {
@@ -86,6 +88,7 @@ final class ConnectionRace: Sendable {
         let losers = state.withLock { state -> [StreamEstablishment]? in
             guard state.winner == nil else { return nil }
             state.winner = id
+            defer { state.attempts = [] }
             return state.attempts.filter { ObjectIdentifier($0) != id }
         }
         guard let losers else { return false }
@@ -93,6 +96,12 @@ final class ConnectionRace: Sendable {
             loser.abandon()
         }
         return true
+    }
+
+    /// Lets go of the attempts when the race is over: each holds the race, so that until then they hold each other,
+    /// and the winner's stream (its TLS object with it) would never be freed.
+    private func end() {
+        state.withLock { $0.attempts = [] }
     }
 
     /// What one task of a race reports.
@@ -121,6 +130,7 @@ final class ConnectionRace: Sendable {
         attempt: @escaping @Sendable (SocketAddress, ConnectionRace) async throws -> Value
     ) async throws -> Value {
         let race = ConnectionRace()
+        defer { race.end() }
         return try await withThrowingTaskGroup(of: Outcome<Value>?.self) { group in
             var next = 0
             var running = 0

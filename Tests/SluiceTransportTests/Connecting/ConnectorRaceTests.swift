@@ -123,6 +123,47 @@ struct ConnectorRaceTests {
         try await connector.openDescriptors.wait(for: "every socket to close") { $0 == 0 }
     }
 
+    /// An attempt, held weakly, to see that nothing holds it once its race is over.
+    final class WeakAttempt: Sendable {
+        weak let attempt: StreamEstablishment?
+
+        init(_ attempt: StreamEstablishment) {
+            self.attempt = attempt
+        }
+    }
+
+    @Test func noAttemptOutlivesItsRace() async throws {
+        let origin = try Self.origin()
+        let first = try Listener(on: "::1")
+        defer { first.close() }
+        let descriptors = Gauge()
+        let attempts = Locked<[WeakAttempt]>([])
+
+        let stream = try await ConnectionRace.run(
+            addresses: [first.address],
+            delay: HappyEyeballs.defaultAttemptDelay,
+            clock: TestClock()
+        ) { address, race in
+            let attempt = try StreamEstablishment(
+                to: address,
+                origin: origin,
+                tls: nil,
+                proxyHandshake: nil,
+                loop: EventLoop.next(),
+                descriptors: descriptors,
+                race: race
+            )
+            attempts.withLock { $0.append(WeakAttempt(attempt)) }
+            return try await attempt.establish(timeout: nil, from: .now)
+        }
+        stream.close()
+        descriptors.add(-1)
+
+        // The winner and its race held each other once: the winner's stream, its TLS object with it, was never freed.
+        #expect(attempts.withLock { $0.count } == 1)
+        #expect(attempts.withLock { $0.allSatisfy { $0.attempt == nil } })
+    }
+
     /// A race on two addresses that get no answer, both attempts under way; keep the addresses alive while it runs.
     typealias UnansweredRace = (
         connector: Connector,
@@ -148,14 +189,14 @@ struct ConnectorRaceTests {
     }
 
     @Test func theConnectTimeoutBoundsTheWholeRace() async throws {
-        let (connector, connecting, unanswered) = try await Self.raceOnUnansweredAddresses(connectTimeout: .seconds(1))
+        let (connector, connecting, unanswered) = try await Self.raceOnUnansweredAddresses(connectTimeout: .seconds(3))
         defer { withExtendedLifetime(unanswered) {} }
 
         let error = await #expect(throws: URLError.self) { try await connecting.value }
 
         // The second attempt had the time left of the one limit, not a limit of its own.
         #expect(error?.code == .timedOut)
-        #expect(error?.localizedDescription == "connecting to dual.test:80 took longer than the limit of 1.00s")
+        #expect(error?.localizedDescription == "connecting to dual.test:80 took longer than the limit of 3.00s")
         try await connector.openDescriptors.wait(for: "both attempts' sockets to close") { $0 == 0 }
     }
 
