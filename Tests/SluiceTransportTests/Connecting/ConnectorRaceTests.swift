@@ -43,6 +43,24 @@ struct ConnectorRaceTests {
         return try #require(Origin(url, unixSocketPath: nil))
     }
 
+    /// An attempt on one address, in a race or alone, without TLS or a proxy.
+    static func attempt(
+        to address: SocketAddress,
+        origin: Origin,
+        descriptors: Gauge,
+        race: ConnectionRace? = nil
+    ) throws -> StreamEstablishment {
+        try StreamEstablishment(
+            to: address,
+            origin: origin,
+            tls: nil,
+            proxyHandshake: nil,
+            loop: EventLoop.next(),
+            descriptors: descriptors,
+            race: race
+        )
+    }
+
     /// Closes a stream the connector handed over, as its owner would.
     static func close(_ stream: ByteStream, of connector: Connector) {
         stream.close()
@@ -144,15 +162,7 @@ struct ConnectorRaceTests {
             delay: HappyEyeballs.defaultAttemptDelay,
             clock: TestClock()
         ) { address, race in
-            let attempt = try StreamEstablishment(
-                to: address,
-                origin: origin,
-                tls: nil,
-                proxyHandshake: nil,
-                loop: EventLoop.next(),
-                descriptors: descriptors,
-                race: race
-            )
+            let attempt = try Self.attempt(to: address, origin: origin, descriptors: descriptors, race: race)
             attempts.withLock { $0.append(WeakAttempt(attempt)) }
             return try await attempt.establish(timeout: nil, from: .now)
         }
@@ -164,45 +174,52 @@ struct ConnectorRaceTests {
         #expect(attempts.withLock { $0.allSatisfy { $0.attempt == nil } })
     }
 
-    /// A race on two addresses that get no answer, both attempts under way; keep the addresses alive while it runs.
-    typealias UnansweredRace = (
-        connector: Connector,
-        connecting: Task<(stream: ByteStream, loop: EventLoop, address: SocketAddress), any Error>,
-        addresses: [UnansweredAddress]
-    )
-
-    /// Starts connecting to two addresses that get no answer, and moves the clock on until both attempts are under way.
-    static func raceOnUnansweredAddresses(connectTimeout: Duration = .seconds(30)) async throws -> UnansweredRace {
+    @Test func theConnectTimeoutEndsARaceNoAddressAnswers() async throws {
         let origin = try Self.origin()
         let unanswered = [try UnansweredAddress(on: "::1"), try UnansweredAddress(on: "127.0.0.1")]
-        let clock = TestClock()
+        defer { withExtendedLifetime(unanswered) {} }
         let connector = Self.connector(
-            clock: clock,
-            connectTimeout: connectTimeout,
+            clock: TestClock(),
+            connectTimeout: .milliseconds(200),
             addresses: unanswered.map(\.address)
         )
+
+        let error = await #expect(throws: URLError.self) { try await connector.connect(origin) }
+
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription == "connecting to dual.test:80 took longer than the limit of 200.00ms")
+        try await connector.openDescriptors.wait(for: "every socket to close") { $0 == 0 }
+    }
+
+    /// Every attempt of a race counts the connect timeout from the race's start: one started when the limit has
+    /// passed times out at once, not a whole limit later.
+    @Test func anAttemptHasWhatIsLeftOfItsRacesTimeout() async throws {
+        let origin = try Self.origin()
+        let unanswered = try UnansweredAddress(on: "127.0.0.1")
+        defer { withExtendedLifetime(unanswered) {} }
+        let descriptors = Gauge()
+        let attempt = try Self.attempt(to: unanswered.address, origin: origin, descriptors: descriptors)
+
+        // Ten minutes into a race whose limit is ten minutes: an attempt that had a limit of its own would outlast the
+        // suite's time limit.
+        let error = await #expect(throws: URLError.self) {
+            try await attempt.establish(timeout: .seconds(600), from: .now - .seconds(600))
+        }
+
+        #expect(error?.localizedDescription == "connecting to dual.test:80 took longer than the limit of 600.00s")
+        try await descriptors.wait(for: "the attempt's socket to close") { $0 == 0 }
+    }
+
+    @Test func cancellingTheTaskClosesEveryAttempt() async throws {
+        let origin = try Self.origin()
+        let unanswered = [try UnansweredAddress(on: "::1"), try UnansweredAddress(on: "127.0.0.1")]
+        defer { withExtendedLifetime(unanswered) {} }
+        let clock = TestClock()
+        let connector = Self.connector(clock: clock, addresses: unanswered.map(\.address))
         let connecting = Task { try await connector.connect(origin) }
         await clock.waitForSleepers()
         clock.advance(by: .milliseconds(250))
         try await connector.openDescriptors.wait(for: "both attempts' sockets") { $0 == 2 }
-        return (connector, connecting, unanswered)
-    }
-
-    @Test func theConnectTimeoutBoundsTheWholeRace() async throws {
-        let (connector, connecting, unanswered) = try await Self.raceOnUnansweredAddresses(connectTimeout: .seconds(3))
-        defer { withExtendedLifetime(unanswered) {} }
-
-        let error = await #expect(throws: URLError.self) { try await connecting.value }
-
-        // The second attempt had the time left of the one limit, not a limit of its own.
-        #expect(error?.code == .timedOut)
-        #expect(error?.localizedDescription == "connecting to dual.test:80 took longer than the limit of 3.00s")
-        try await connector.openDescriptors.wait(for: "both attempts' sockets to close") { $0 == 0 }
-    }
-
-    @Test func cancellingTheTaskClosesEveryAttempt() async throws {
-        let (connector, connecting, unanswered) = try await Self.raceOnUnansweredAddresses()
-        defer { withExtendedLifetime(unanswered) {} }
 
         connecting.cancel()
 
@@ -212,8 +229,9 @@ struct ConnectorRaceTests {
 
     /// A host whose IPv6 address is dropped on a real network path falls back to its IPv4 address.
     ///
-    /// The IPv6 address is routed into a network namespace that drops its packets; the IPv4 address answers. Making the namespace takes root (CI runs as root); elsewhere the test
-    /// is skipped, unless `SLUICE_REQUIRE_PEERS=1`, when it fails.
+    /// The IPv6 address is routed into a network namespace that drops its packets; the IPv4 address answers. Making
+    /// the namespace takes root (CI runs as root); elsewhere the test is skipped, unless `SLUICE_REQUIRE_PEERS=1`, when
+    /// it fails.
     @Test(
         .enabled(if: DroppingNamespace.isPossible || DroppingNamespace.isRequired, "no network namespace can be made")
     )
