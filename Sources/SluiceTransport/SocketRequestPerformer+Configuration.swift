@@ -5,7 +5,11 @@ extension SocketRequestPerformer {
     public struct Configuration: Sendable {
         /// The most connections open to one origin at once; 16 by default.
         public var maximumConnectionsPerOrigin: Int
-        /// How long connecting may take; 10 s by default, `nil` for no limit.
+        /// How long connecting may take, from the first attempt to the end of the proxy's and TLS handshakes, all of
+        /// the host's addresses together; 10 s by default, `nil` for no limit.
+        ///
+        /// The host's lookup before it is bounded by the system's resolver (the `timeout` and `attempts` of
+        /// `resolv.conf`). How the addresses are raced is ``addresses``.
         public var connectTimeout: Duration?
         /// How long an idle kept-alive connection stays open; 60 s by default.
         public var idleConnectionTimeout: Duration
@@ -76,6 +80,9 @@ extension SocketRequestPerformer {
         /// How HTTP/2 is spoken: offered by ALPN over TLS by default, to cleartext origins by prior knowledge only
         /// (``SocketRequestPerformer/HTTP2Settings``).
         public var http2: HTTP2Settings
+        /// How a host's addresses are raced (Happy Eyeballs) and how long they are kept
+        /// (``SocketRequestPerformer/AddressSettings``).
+        public var addresses: AddressSettings
 
         /// Creates a configuration; every parameter has the default its property documents.
         ///
@@ -99,6 +106,7 @@ extension SocketRequestPerformer {
         ///   - cookies: Where cookies are kept.
         ///   - fallback: What sends the schemes the performer does not; `nil` for URLSession.
         ///   - http2: How HTTP/2 is spoken.
+        ///   - addresses: How a host's addresses are raced and kept.
         public init(
             maximumConnectionsPerOrigin: Int = 16,
             connectTimeout: Duration? = .seconds(10),
@@ -118,7 +126,8 @@ extension SocketRequestPerformer {
             proxies: Proxy.Settings = .environment,
             cookies: Cookies = .perPerformer,
             fallback: (any RequestPerformer)? = nil,
-            http2: HTTP2Settings = HTTP2Settings()
+            http2: HTTP2Settings = HTTP2Settings(),
+            addresses: AddressSettings = AddressSettings()
         ) {
             self.maximumConnectionsPerOrigin = max(1, maximumConnectionsPerOrigin)
             self.connectTimeout = connectTimeout
@@ -139,6 +148,7 @@ extension SocketRequestPerformer {
             self.cookies = cookies
             self.fallback = fallback
             self.http2 = http2
+            self.addresses = addresses
         }
     }
 }

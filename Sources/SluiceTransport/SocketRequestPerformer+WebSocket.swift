@@ -53,7 +53,7 @@ extension SocketRequestPerformer {
             offersCompression: configuration.compression && (try? ZLib.shared.get()) != nil
         )
         // A connection of its own, never pooled: the stream comes ready, and the WebSocket registers it itself.
-        let (stream, loop) = try await pool.connector.connect(origin)
+        let (stream, loop, _) = try await pool.connector.connect(origin)
         let socket = WebSocketConnection(
             stream: stream,
             loop: loop,

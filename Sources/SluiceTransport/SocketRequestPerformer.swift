@@ -148,7 +148,8 @@ public final class SocketRequestPerformer: RequestPerformer {
                 http2: configuration.http2.policy(
                     library: Self.http2UnavailableReason == nil ? try? NGHTTP2.shared.get() : nil,
                     maximumFieldCount: configuration.maximumHeaderCount
-                )
+                ),
+                addresses: configuration.addresses
             ),
             events: poolEvents
         )

@@ -22,7 +22,7 @@ package struct ConnectionReport: Sendable {
     package var transport: String
     /// The time spent waiting for a connection of the origin to be released, when every one was busy.
     package var queued: Phase?
-    /// The name's resolution, for a new connection to a host name.
+    /// The name's lookup, for a new connection to a host name whose addresses the transport did not keep.
     package var dns: Phase?
     /// The TCP connection to the address, with any proxy tunnel, for a new connection.
     package var connect: Phase?

@@ -1,14 +1,16 @@
 import Foundation
 
-/// Opens byte streams to origins, ready for a protocol to speak over: the addresses resolved and tried in turn, the
-/// tunnel through the origin's proxy and TLS layered on as it needs them (``StreamEstablishment``).
+/// Opens byte streams to origins, ready for a protocol to speak over: the addresses resolved (or taken from its
+/// ``DNSCache``) and raced after RFC 8305 (``HappyEyeballs``, ``ConnectionRace``), the tunnel through the origin's
+/// proxy and TLS layered on the winner as it needs them (``StreamEstablishment``).
 ///
 /// The one "connect" role of the transport: a connection is made from a ready stream and never sees how it was made,
 /// so that HTTP/1.1, a WebSocket, and a protocol chosen by ALPN later all take their stream from here.
 final class Connector: Sendable {
     /// What the connector needs to open streams.
     struct Settings: Sendable {
-        /// How long making a stream ready may take on one address; `nil` for no limit.
+        /// How long making a stream ready may take, from the first attempt of its race to the end of its handshakes,
+        /// all of the origin's addresses together; `nil` for no limit.
         var connectTimeout: Duration?
         /// The bounds of a `CONNECT` reply's head.
         var limits: HeadLimits
@@ -16,6 +18,15 @@ final class Connector: Sendable {
         var tls = TLSConfiguration()
         /// The OpenSSL that secures them; `nil` where none could be loaded, or on Apple platforms.
         var tlsLibrary: OpenSSL?
+        /// How long an attempt runs alone before the next address is tried beside it; held within
+        /// ``HappyEyeballs/attemptDelayBounds``.
+        var attemptDelay = HappyEyeballs.defaultAttemptDelay
+        /// How long resolved addresses are kept, and for how many hosts.
+        var dnsCache = DNSCache.Settings(lifetime: .seconds(30), maximumHosts: 256)
+        /// What the attempt delay and the answers' lifetime are measured on: a test's clock moves when it says.
+        var clock: any Clock<Duration> = ContinuousClock()
+        /// What resolves a host name: `getaddrinfo`, or a test's table.
+        var lookUp: DNSCache.LookUp = { try await SocketAddress.resolve(host: $0, port: $1) }
     }
 
     private let settings: Settings
@@ -24,10 +35,13 @@ final class Connector: Sendable {
     /// The sockets its streams have open, from the moment one is made until its descriptor is closed on its loop:
     /// a test counts them after thousands of connections to see none leak.
     let openDescriptors = Gauge()
+    /// The addresses it resolved, its own.
+    let dnsCache: DNSCache
 
     /// Creates a connector.
     init(settings: Settings) {
         self.settings = settings
+        dnsCache = DNSCache(settings: settings.dnsCache, clock: settings.clock, lookUp: settings.lookUp)
     }
 
     /// The `SSL` objects its TLS streams hold, while it has a TLS context; `nil` before its first TLS stream.
@@ -63,11 +77,11 @@ final class Connector: Sendable {
         offersHTTP2: Bool = false,
         handingTo make: @escaping @Sendable (ByteStream, EventLoop, SocketAddress) -> any PooledConnection
     ) async throws -> any PooledConnection {
-        try await eachAddress(of: origin, timings: timings, offersHTTP2: offersHTTP2) { attempt in
+        let timeout = settings.connectTimeout
+        return try await eachAddress(of: origin, timings: timings, offersHTTP2: offersHTTP2) { attempt, start in
             let (loop, address) = (attempt.loop, attempt.address)
-            let start = timings.map { _ in ContinuousClock.now }
-            let handler = try await attempt.establish(timeout: settings.connectTimeout) { make($0, loop, address) }
-            if let timings, let start {
+            let handler = try await attempt.establish(timeout: timeout, from: start) { make($0, loop, address) }
+            if let timings {
                 let ready = ContinuousClock.now
                 timings.noteEstablished(
                     start: start,
@@ -82,22 +96,29 @@ final class Connector: Sendable {
 
     /// Opens a ready stream to an origin, off the loop, for an owner that registers it itself (a WebSocket).
     ///
-    /// - Returns: The stream and its loop; its socket stays counted in ``openDescriptors`` until its owner closes it.
-    /// - Throws: What ``connect(_:handingTo:)`` throws.
-    func connect(_ origin: Origin) async throws -> (stream: ByteStream, loop: EventLoop) {
-        try await eachAddress(of: origin) { attempt in
-            (try await attempt.establish(timeout: settings.connectTimeout), attempt.loop)
+    /// - Returns: The stream, its loop and the address it is connected to; its socket stays counted in
+    ///   ``openDescriptors`` until its owner closes it.
+    /// - Throws: What ``connect(_:timings:offersHTTP2:handingTo:)`` throws.
+    func connect(_ origin: Origin) async throws -> (stream: ByteStream, loop: EventLoop, address: SocketAddress) {
+        let timeout = settings.connectTimeout
+        return try await eachAddress(of: origin) { attempt, start in
+            (try await attempt.establish(timeout: timeout, from: start), attempt.loop, attempt.address)
         }
     }
 
-    /// Tries the origin's addresses (its proxy's, through one) in turn, until one gives a ready stream.
-    private func eachAddress<Value>(
+    /// Races the origin's addresses (its proxy's, through one) until one gives a ready stream; when every cached
+    /// address failed, looks the host up once more and races the new addresses, if they are others, in what is left of
+    /// the connect timeout.
+    private func eachAddress<Value: Sendable>(
         of origin: Origin,
         timings: ConnectionTimings? = nil,
         offersHTTP2: Bool = false,
-        _ establish: (StreamEstablishment) async throws -> Value
+        _ establish: @escaping @Sendable (StreamEstablishment, ContinuousClock.Instant) async throws -> Value
     ) async throws -> Value {
-        let addresses: [SocketAddress]
+        let answer: DNSCache.Answer
+        // Through a proxy, the connection goes to the proxy.
+        var name = ""
+        var number = 0
         switch origin.address {
         case .unix(let path):
             guard path.utf8.count <= SocketAddress.maximumUnixPathLength else {
@@ -107,50 +128,76 @@ final class Connector: Sendable {
                         "the Unix socket path \(path) is longer than the \(SocketAddress.maximumUnixPathLength) bytes the system takes"
                 )
             }
-            addresses = [.unix(path)]
+            answer = DNSCache.Answer(addresses: [.unix(path)], source: .literal)
         case .tcp(let host, let port):
-            // Through a proxy, the connection goes to the proxy.
-            let (name, number) = (origin.proxy?.host ?? host, origin.proxy?.port ?? port)
-            // An address written as such is no lookup: only a name's resolution is a DNS phase.
-            let start = timings.map { _ in ContinuousClock.now }
-            addresses = try await Self.resolve(host: name, port: number)
-            if let timings, let start, SocketAddress.numeric(host: name, port: number) == nil {
-                timings.noteDNS((start, .now))
-            }
+            (name, number) = (origin.proxy?.host ?? host, origin.proxy?.port ?? port)
+            answer = try await resolve(host: name, port: number, timings: timings)
         }
         let tls = origin.usesTLS ? try makeTLSContext() : nil
         let handshake = try await proxyHandshake(origin)
-        var lastError: (any Error)?
-        for address in addresses {
-            try Task.checkCancellation()
-            var made: StreamEstablishment?
-            do {
-                let attempt = try StreamEstablishment(
-                    to: address,
-                    origin: origin,
-                    tls: tls,
-                    proxyHandshake: handshake,
-                    loop: EventLoop.currentOrNext(),
-                    descriptors: openDescriptors,
-                    offersHTTP2: offersHTTP2
-                )
-                made = attempt
-                return try await establish(attempt)
-            } catch let error as SocketError {
-                lastError = SluiceError(
-                    .transport,
-                    message: "could not connect to \(origin): \(error)",
-                    underlyingError: URLError(.cannotConnectToHost)
-                )
-            } catch let error as SluiceError
-                where (error.underlyingError as? URLError)?.code == .cannotConnectToHost && made?.reachedPeer != true
-            {
-                // The next address may answer; a failure after connecting (a proxy's refusal, TLS) would fail there
-                // too.
-                lastError = error
+        let descriptors = openDescriptors
+        let start = ContinuousClock.now
+        let race = { (addresses: [SocketAddress]) async throws -> Value in
+            try await ConnectionRace.run(
+                addresses: HappyEyeballs.ordered(addresses),
+                delay: HappyEyeballs.clamped(self.settings.attemptDelay),
+                clock: self.settings.clock
+            ) { address, race in
+                var made: StreamEstablishment?
+                do {
+                    let attempt = try StreamEstablishment(
+                        to: address,
+                        origin: origin,
+                        tls: tls,
+                        proxyHandshake: handshake,
+                        loop: EventLoop.currentOrNext(),
+                        descriptors: descriptors,
+                        offersHTTP2: offersHTTP2,
+                        race: race
+                    )
+                    made = attempt
+                    return try await establish(attempt, start)
+                } catch let error as SocketError {
+                    throw ConnectionRace.Unreachable(
+                        error: SluiceError(
+                            .transport,
+                            message: "could not connect to \(origin): \(error)",
+                            underlyingError: URLError(.cannotConnectToHost)
+                        )
+                    )
+                } catch let error as SluiceError
+                    where (error.underlyingError as? URLError)?.code == .cannotConnectToHost
+                    && made?.reachedPeer != true
+                {
+                    // The next address may answer; a failure after connecting (a proxy's refusal, TLS) would fail
+                    // there too.
+                    throw ConnectionRace.Unreachable(error: error)
+                }
             }
         }
-        throw lastError ?? SluiceError(.transport, message: "\(origin) has no address")
+        // A race every address lost drops the answer, which may be stale (the host moved): the next connection looks
+        // the host up again.
+        let raceDropping = { (addresses: [SocketAddress]) async throws -> Value in
+            do {
+                return try await race(addresses)
+            } catch let error where error is ConnectionRace.Unreachable || (error as? URLError)?.code == .timedOut {
+                self.dnsCache.evict(host: name, port: number)
+                throw error
+            }
+        }
+        do {
+            return try await raceDropping(answer.addresses)
+        } catch let failure as ConnectionRace.Unreachable {
+            // An answer kept from an earlier connection is looked up again for this one too, once.
+            guard answer.source == .cache else { throw failure.error }
+            let fresh = try await resolve(host: name, port: number, timings: timings)
+            guard fresh.addresses.map(\.description) != answer.addresses.map(\.description) else { throw failure.error }
+            do {
+                return try await raceDropping(fresh.addresses)
+            } catch let failure as ConnectionRace.Unreachable {
+                throw failure.error
+            }
+        }
     }
 
     /// The TLS context, made the first time it is needed.
@@ -185,13 +232,23 @@ final class Connector: Sendable {
         return try result.get()
     }
 
-    /// The addresses of a host, or the error that names it.
-    private static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
+    /// The addresses of a host, from the cache or a lookup (noted as the DNS phase), or the error that names it.
+    private func resolve(host: String, port: Int, timings: ConnectionTimings? = nil) async throws -> DNSCache.Answer {
+        let start = ContinuousClock.now
+        let answer: DNSCache.Answer
         do {
-            return try await SocketAddress.resolve(host: host, port: port)
+            answer = try await dnsCache.resolve(host: host, port: port)
         } catch {
             throw SluiceError(.transport, message: "\(error)", underlyingError: URLError(.cannotFindHost))
         }
+        // An address written as such, or an answer kept, is no lookup: only a name's resolution is a DNS phase.
+        if let timings, answer.source == .lookup {
+            timings.noteDNS((start, .now))
+        }
+        guard !answer.addresses.isEmpty else {
+            throw SluiceError(.transport, message: "\(host) has no address", underlyingError: URLError(.cannotFindHost))
+        }
+        return answer
     }
 
     /// The handshake that opens a tunnel to an origin through its proxy, or `nil` when it goes directly or to an
@@ -204,15 +261,8 @@ final class Connector: Sendable {
         else { return nil }
         let target: ProxyHandshake.Target
         if proxy.kind == .socks5 {
-            let resolved = try await Self.resolve(host: host, port: port)
-            guard let first = resolved.first else {
-                throw SluiceError(
-                    .transport,
-                    message: "\(host) has no address",
-                    underlyingError: URLError(.cannotFindHost)
-                )
-            }
-            target = .address(first)
+            // Never empty: resolving throws for a host without an address.
+            target = .address(try await resolve(host: host, port: port).addresses[0])
         } else {
             target = .name(host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
         }

@@ -8,6 +8,10 @@ import Foundation
 /// it whole and never sees how it was made. The attempt is the socket's readiness handler on its loop until the stream
 /// is ready, then hands the socket over. Its state is guarded by a lock, taken on the loop and by a cancelling task;
 /// the socket is registered, handed over and closed on the loop's thread. `@unchecked Sendable` for that reason.
+///
+/// One attempt of a race on the origin's addresses (``ConnectionRace``) claims the race when its TCP connection comes
+/// up, before any handshake, and goes on alone; the others end with ``ConnectionRace/Abandoned`` and close their
+/// sockets, however far they got.
 final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     /// The loop the socket is registered on.
     let loop: EventLoop
@@ -25,6 +29,10 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     private var interest: Interest = []
     private var registered = false
     private var isClosed = false
+    /// Whether another attempt of its race won: the attempt ends, however far it got, and its socket is closed.
+    private var abandoned = false
+    /// The race it is one attempt of, which it claims when its TCP connection comes up; `nil` when it is alone.
+    private let race: ConnectionRace?
     private var waiting: CheckedContinuation<Void, any Error>?
     /// Whether the TCP connection is up.
     private var tcpConnected = false
@@ -52,6 +60,7 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
     ///   - loop: The loop the socket is registered on.
     ///   - descriptors: The count of open sockets, which this one joins.
     ///   - offersHTTP2: Whether TLS offers `h2` by ALPN before HTTP/1.1.
+    ///   - race: The race it enters, with the attempts on the origin's other addresses; `nil` when it is alone.
     /// - Throws: ``SocketError`` when the attempt failed at once, ``SluiceError`` when TLS could not be set up.
     init(
         to address: SocketAddress,
@@ -60,9 +69,11 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
         proxyHandshake: ProxyHandshake?,
         loop: EventLoop,
         descriptors: Gauge,
-        offersHTTP2: Bool = false
+        offersHTTP2: Bool = false,
+        race: ConnectionRace? = nil
     ) throws {
         self.loop = loop
+        self.race = race
         self.origin = origin
         self.address = address
         self.proxyHandshake = proxyHandshake
@@ -93,18 +104,21 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
             throw error
         }
         descriptors.add(1)
+        race?.enter(self)
     }
 
     /// Waits until the stream is ready, then hands its socket, still registered, to the handler made for it.
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait at most; `nil` for no limit.
+    ///   - timeout: How long to wait at most, counted from `start`; `nil` for no limit.
+    ///   - start: When the connection began: the start of its race, which the timeout bounds as a whole.
     ///   - make: Makes the handler from the ready stream, on the loop's thread, before this returns.
     /// - Returns: The handler made.
     /// - Throws: ``SluiceError`` when the attempt failed or timed out, `CancellationError` when the task was
-    ///   cancelled; the socket is closed then.
+    ///   cancelled, ``ConnectionRace/Abandoned`` when another attempt of its race won; the socket is closed then.
     func establish(
         timeout: Duration?,
+        from start: ContinuousClock.Instant,
         handingTo make: @escaping @Sendable (ByteStream) -> any PooledConnection
     ) async throws -> any PooledConnection {
         let made = Locked<(any PooledConnection)?>(nil)
@@ -113,18 +127,20 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
             made.withLock { $0 = handler }
             return handler
         }
-        try await waitUntilReady(timeout: timeout)
+        try await waitUntilReady(timeout: timeout, from: start)
         guard let handler = made.withLock({ $0 }) else { throw CancellationError() }
         return handler
     }
 
     /// Waits until the stream is ready, then takes its socket off the loop, for an owner that registers it itself.
     ///
-    /// - Parameter timeout: How long to wait at most; `nil` for no limit.
+    /// - Parameters:
+    ///   - timeout: How long to wait at most, counted from `start`; `nil` for no limit.
+    ///   - start: When the connection began: the start of its race, which the timeout bounds as a whole.
     /// - Returns: The ready stream, still counted in the open sockets until its new owner closes it.
-    /// - Throws: What ``establish(timeout:handingTo:)`` throws.
-    func establish(timeout: Duration?) async throws -> ByteStream {
-        try await waitUntilReady(timeout: timeout)
+    /// - Throws: What ``establish(timeout:from:handingTo:)`` throws.
+    func establish(timeout: Duration?, from start: ContinuousClock.Instant) async throws -> ByteStream {
+        try await waitUntilReady(timeout: timeout, from: start)
         return stream
     }
 
@@ -139,7 +155,14 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
         lock.withLock { _ in connected }
     }
 
-    private func waitUntilReady(timeout: Duration?) async throws {
+    /// Ends the attempt, on its loop, because another attempt of its race won; an attempt not yet waiting ends as it
+    /// starts to.
+    func abandon() {
+        lock.withLock { _ in abandoned = true }
+        loop.execute { self.lock.withLock { _ in self.finish(ConnectionRace.Abandoned()) } }
+    }
+
+    private func waitUntilReady(timeout: Duration?, from start: ContinuousClock.Instant) async throws {
         let cancelled = Locked(false)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -148,14 +171,16 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
                         self.registered = true
                         self.interest = .writable
                         self.loop.register(self.socket.descriptor, self, interest: .writable)
-                        guard !cancelled.withLock({ $0 }) else {
+                        guard !cancelled.withLock({ $0 }), !self.abandoned else {
                             self.closeLocked()
-                            continuation.resume(throwing: CancellationError())
+                            continuation.resume(
+                                throwing: self.abandoned ? ConnectionRace.Abandoned() : CancellationError()
+                            )
                             return
                         }
                         self.waiting = continuation
                         if let timeout {
-                            self.timer = self.loop.schedule(at: self.loop.now + timeout) {
+                            self.timer = self.loop.schedule(at: start + timeout) {
                                 self.lock.withLock { _ in
                                     self.timer = nil
                                     let origin = self.origin.description
@@ -194,6 +219,10 @@ final class StreamEstablishment: ReadinessHandler, @unchecked Sendable {
                             underlyingError: URLError(.cannotConnectToHost)
                         )
                     )
+                    return
+                }
+                guard race?.claim(self) ?? true else {
+                    finish(ConnectionRace.Abandoned())
                     return
                 }
                 tcpConnected = true

@@ -23,6 +23,8 @@ final class ConnectionPool: Sendable {
         var tlsLibrary: OpenSSL?
         /// How connections speak HTTP/2; `nil` for HTTP/1.1 alone.
         var http2: HTTP2Policy?
+        /// How a host's addresses are raced and kept.
+        var addresses = SocketRequestPerformer.AddressSettings()
     }
 
     /// How the pool's connections speak HTTP/2: offered by ALPN over TLS, spoken at once to the cleartext origins
@@ -199,7 +201,12 @@ final class ConnectionPool: Sendable {
                 connectTimeout: settings.connectTimeout,
                 limits: settings.limits,
                 tls: settings.tls,
-                tlsLibrary: settings.tlsLibrary
+                tlsLibrary: settings.tlsLibrary,
+                attemptDelay: settings.addresses.connectionAttemptDelay,
+                dnsCache: DNSCache.Settings(
+                    lifetime: settings.addresses.cacheLifetime,
+                    maximumHosts: settings.addresses.maximumCachedHosts
+                )
             )
         )
     }

@@ -186,6 +186,22 @@ import FoundationNetworking
         #expect(performer.configuration.maximumBodySize == 8 << 20)
     }
 
+    /// "Addresses", and `SocketRequestPerformer.AddressSettings`' own example: a slower attempt delay, and no answer
+    /// kept.
+    @Test func configuringAddresses() async throws {
+        let server = try LoopbackServer()
+        server.route("/ping", response: .json(#"{"n": 1}"#))
+        var configuration = SocketRequestPerformer.Configuration()
+        configuration.addresses.connectionAttemptDelay = .milliseconds(300)
+        configuration.addresses.cacheLifetime = .zero
+        let performer = SocketRequestPerformer(configuration: configuration)
+        var request = URLRequest(url: server.url("/ping"))
+        // A name, resolved, rather than the server's address.
+        request.url = URL(string: "http://localhost:\(server.port)/ping")
+        #expect(try await performer.perform(request).status.code == 200)
+        #expect(performer.configuration.addresses.connectionAttemptDelay == .milliseconds(300))
+    }
+
     @Test func configuringTLS() {
         var tls = TLSConfiguration()
         tls.additionalTrustRoots = [.file("/etc/company/ca.pem")]
