@@ -233,9 +233,9 @@ struct HTTP2Report {
     /// The name of the rows the ratios are taken against.
     static let peerName = "async-http-client"
     /// The name of Sluice's HTTP/2 rows.
-    static let http2Name = "Sluice, HTTP/2"
+    static let http2Name = "Sluice over HTTP/2"
     /// The name of Sluice's HTTP/1.1 rows.
-    static let http1Name = "Sluice, HTTP/1.1"
+    static let http1Name = "Sluice over HTTP/1.1"
 
     /// The tables, with the machine they ran on, and the targets met and missed.
     var markdown: String {
@@ -253,7 +253,7 @@ struct HTTP2Report {
             lines += ["", "**\(group.title)**", ""]
             lines.append(
                 "| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs async-http-client "
-                    + "| CPU vs async-http-client | vs h2load | vs Sluice, HTTP/1.1 |"
+                    + "| CPU vs async-http-client | vs h2load | vs Sluice over HTTP/1.1 |"
             )
             lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
             for result in group.results {
