@@ -5,14 +5,16 @@ import Foundation
 import NIOCore
 import NIOSSL
 
-/// One `HTTPClient` on the shared event loop group, as its documentation recommends: HTTP/1.1 only (nginx here speaks
-/// nothing else, and Sluice's transport neither), at most 16 connections to a host, and the run's own certificate
-/// trusted when there is one.
+/// One `HTTPClient` on the shared event loop group, as its documentation recommends: HTTP/1.1 only unless HTTP/2 is
+/// asked for (the default run's nginx ports speak nothing else), at most 16 connections to a host, and the run's own
+/// certificate trusted when there is one.
 struct AsyncHTTPClientPeer: Sendable {
     /// The client.
     let client: HTTPClient
     /// Whether it asks for compressed bodies and decodes them.
     let decompressing: Bool
+    /// Whether it offers `h2` by ALPN (the client's default) and every response must have come over HTTP/2.
+    let http2: Bool
 
     /// Makes the client.
     ///
@@ -20,8 +22,11 @@ struct AsyncHTTPClientPeer: Sendable {
     ///   - certificate: The PEM file of the one root to trust for HTTPS, beside the system's; `nil` for none.
     ///   - proxyPort: A loopback HTTP proxy to send every request through, if any.
     ///   - decompressing: Whether to ask for compressed bodies and decode them (off by default in the client).
+    ///   - http2: Whether to offer HTTP/2 by ALPN, as the client does by default, and check that every response
+    ///     came over it.
     /// - Throws: When the certificate cannot be read.
-    init(trusting certificate: URL?, proxyPort: UInt16? = nil, decompressing: Bool = false) throws {
+    init(trusting certificate: URL?, proxyPort: UInt16? = nil, decompressing: Bool = false, http2: Bool = false) throws
+    {
         var configuration = HTTPClient.Configuration()
         if let proxyPort {
             configuration.proxy = .server(host: "127.0.0.1", port: Int(proxyPort))
@@ -30,7 +35,8 @@ struct AsyncHTTPClientPeer: Sendable {
             configuration.decompression = .enabled(limit: .ratio(100))
         }
         self.decompressing = decompressing
-        configuration.httpVersion = .http1Only
+        self.http2 = http2
+        configuration.httpVersion = http2 ? .automatic : .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
         var tls = NIOSSL.TLSConfiguration.makeClientConfiguration()
         if let certificate {
@@ -47,7 +53,8 @@ struct AsyncHTTPClientPeer: Sendable {
     ///   - closing: Whether to ask for the connection to be closed after the response, so that each request opens
     ///     one (the handshake's cost).
     /// - Returns: The body.
-    /// - Throws: ``UnexpectedStatus`` for a status other than 200, and whatever the client throws.
+    /// - Throws: ``UnexpectedStatus`` for a status other than 200, ``UnexpectedProtocol`` for a response that did not
+    ///   come over HTTP/2 when it must, and whatever the client throws.
     func body(of url: URL, closing: Bool = false) async throws -> ByteBuffer {
         var request = HTTPClientRequest(url: url.absoluteString)
         if decompressing {
@@ -58,6 +65,9 @@ struct AsyncHTTPClientPeer: Sendable {
         }
         let response = try await client.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw UnexpectedStatus(status: Int(response.status.code)) }
+        guard !http2 || response.version == .http2 else {
+            throw UnexpectedProtocol(expected: "HTTP/2", received: "\(response.version)")
+        }
         return try await response.body.collect(upTo: 8 << 20)
     }
 

@@ -296,6 +296,90 @@ func runWrk(
     )
 }
 
+/// Runs h2load against a URL over HTTP/2 on one connection, a warm-up first, and reads its requests per second and
+/// each request's time from its log.
+///
+/// The flags are `-c1 -m<concurrency> -t1 -D<time> --log-file=<file>`: one client (one connection) with as many
+/// streams at once as the concurrency, on one thread, for the measured time; over TLS for an `https://` URL (ALPN
+/// `h2`), by prior knowledge for an `http://` one.
+///
+/// - Parameters:
+///   - h2load: The h2load executable.
+///   - url: The URL to load.
+///   - concurrency: The streams at once on the connection.
+///   - durations: The warm-up and measured times.
+///   - bodyBytes: The size of the body; the `DATA` bytes h2load counts must be those of the responses it completed,
+///     or the phase has an error.
+///   - log: Where h2load writes one line a request (start, status, microseconds); removed afterwards.
+/// - Returns: The measured phase; its CPU time is h2load's.
+/// - Throws: ``ServerError`` when h2load does not start or its output cannot be read.
+func runH2load(
+    _ h2load: URL,
+    url: URL,
+    concurrency: Int,
+    durations: Durations,
+    bodyBytes: Int,
+    log: URL
+) throws -> PhaseResult {
+    func arguments(_ duration: Duration) -> [String] {
+        let milliseconds = max(1, Int((duration.seconds * 1_000).rounded(.up)))
+        return ["-c1", "-m\(concurrency)", "-t1", "-D\(milliseconds)ms", url.absoluteString]
+    }
+    _ = run(h2load, arguments(durations.warmUp))
+    try? FileManager.default.removeItem(at: log)
+    defer { try? FileManager.default.removeItem(at: log) }
+    let cpuBefore = cpuSeconds(children: true)
+    guard let output = run(h2load, arguments(durations.measured) + ["--log-file=\(log.path)"]) else {
+        throw ServerError(description: "h2load did not start")
+    }
+    let cpu = cpuSeconds(children: true) - cpuBefore
+    let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    // "requests: 31880 total, 31884 started, 31880 done, 31880 succeeded, 0 failed, 0 errored, 0 timeout"
+    var counts: [String: Int] = [:]
+    for item in lines.first(where: { $0.hasPrefix("requests:") })?.dropFirst(9).split(separator: ",") ?? [] {
+        let words = item.split(separator: " ")
+        if words.count == 2, let count = Int(words[0]) {
+            counts[String(words[1])] = count
+        }
+    }
+    // "finished in 2.00s, 15940.00 req/s, 17.38MB/s"
+    let finished = lines.first { $0.hasPrefix("finished in") }?.split(separator: ",").map {
+        $0.trimmingCharacters(in: .whitespaces)
+    }
+    // "traffic: 34.75MB (36438889) total, 3.80MB (3985000) headers (space savings 36.55%), 30.40MB (31880000) data"
+    let data = lines.first { $0.hasPrefix("traffic:") }?.split(separator: "(").last { $0.hasSuffix(") data") }
+    guard let finished, finished.count >= 2, finished[1].hasSuffix(" req/s"),
+        let rate = Double(finished[1].dropLast(6)), rate > 0,
+        let succeeded = counts["succeeded"], let started = counts["started"],
+        let failed = counts["failed"], let timedOut = counts["timeout"],
+        let dataBytes = data.flatMap({ Int($0.dropLast(6)) })
+    else {
+        throw ServerError(description: "h2load's output was not understood:\n\(output)")
+    }
+    let logLines = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+    let latencies = logLines.compactMap { line -> Double? in
+        let columns = line.split(separator: "\t")
+        guard columns.count == 3, columns[1] == "200" else { return nil }
+        return Double(columns[2]).map { $0 / 1e6 }
+    }
+    // The responses under way when the time ran out have sent part of their bodies.
+    let bodiesWhole = dataBytes >= succeeded * bodyBytes && dataBytes <= started * bodyBytes
+    let errors = failed + timedOut + (bodiesWhole ? 0 : 1)
+    return PhaseResult(
+        name: "h2load",
+        concurrency: concurrency,
+        requests: succeeded,
+        errors: errors,
+        firstError: errors == 0
+            ? nil : "\(failed) failed, \(timedOut) timed out, \(dataBytes) bytes of DATA for \(succeeded) responses",
+        seconds: Double(succeeded) / rate,
+        latencies: latencies.sorted(),
+        cpu: cpu,
+        bodyBytes: bodyBytes,
+        reportedPercentiles: [:]
+    )
+}
+
 /// Reads a wrk duration such as `85.00us`, `1.20ms` or `2.00s` as seconds.
 private func wrkSeconds(_ text: String) -> Double? {
     let units: [(String, Double)] = [("us", 1e-6), ("ms", 1e-3), ("m", 60), ("s", 1)]

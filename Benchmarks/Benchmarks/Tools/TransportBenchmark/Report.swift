@@ -203,28 +203,144 @@ struct Report {
         guard result.name == "wrk" else { return result.name }
         return result.concurrency == 1 ? "wrk, 1 thread" : "wrk, 2 threads"
     }
+}
 
-    private func row(_ cells: [String]) -> String {
-        "| " + cells.joined(separator: " | ") + " |"
+/// The Markdown tables of the HTTP/2 run, one for each file and scheme, and where Sluice's HTTP/2 stands against the
+/// targets: at 16 and 100 requests at once, 1.5x async-http-client's requests per second at no more than 0.6x its CPU
+/// a request, and 0.6x h2load's; at one, no slower than Sluice's own HTTP/1.1.
+struct HTTP2Report {
+    /// The phases of one file over one scheme.
+    struct Group {
+        /// The group's name in the raw lines (`1k TLS`).
+        let name: String
+        /// The table's heading.
+        let title: String
+        /// The phases, in the order they ran.
+        let results: [PhaseResult]
     }
 
-    private func ratio(_ value: Double, _ base: Double?) -> String {
-        guard let base, base > 0, value.isFinite else { return "–" }
-        return String(format: "%.2f×", value / base)
-    }
+    /// The groups, in the order they ran.
+    let groups: [Group]
+    /// Whether h2load could not be found, so that its rows say so.
+    let h2loadMissing: Bool
+    /// The warm-up and measured times.
+    let durations: Durations
+    /// nginx's worker processes.
+    let nginxWorkers: Int
+    /// The one-minute load average before and after the run.
+    let loads: (start: Double, end: Double)
 
-    private func throughput(_ bytesPerSecond: Double) -> String {
-        bytesPerSecond >= 1e9
-            ? String(format: "%.2f GB/s", bytesPerSecond / 1e9) : String(format: "%.0f MB/s", bytesPerSecond / 1e6)
-    }
+    /// The name of the rows the ratios are taken against.
+    static let peerName = "async-http-client"
+    /// The name of Sluice's HTTP/2 rows.
+    static let http2Name = "Sluice over HTTP/2"
+    /// The name of Sluice's HTTP/1.1 rows.
+    static let http1Name = "Sluice over HTTP/1.1"
 
-    private func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "–" }
-        if seconds >= 0.001 {
-            return String(format: "%.2f ms", seconds * 1e3)
+    /// The tables, with the machine they ran on, and the targets met and missed.
+    var markdown: String {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var lines = [
+            "Measured on \(cores) cores (\(ProcessInfo.processInfo.operatingSystemVersionString)), against nginx with "
+                + "\(nginxWorkers) worker process\(nginxWorkers == 1 ? "" : "es") on loopback; each row is "
+                + "\(durations.measured) after a \(durations.warmUp) warm-up. CPU is the client process's user and "
+                + "system time per request (h2load's own for its rows); nginx's is not included.",
+            "",
+            String(format: "One-minute load average: %.2f before the run, %.2f after.", loads.start, loads.end),
+        ]
+        var verdicts: [String] = []
+        for group in groups {
+            lines += ["", "**\(group.title)**", ""]
+            lines.append(
+                "| Client | Concurrency | Requests/s | p50 | p99 | CPU/request | vs async-http-client "
+                    + "| CPU vs async-http-client | vs h2load | vs Sluice over HTTP/1.1 |"
+            )
+            lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+            for result in group.results {
+                func named(_ name: String) -> PhaseResult? { counterpart(name, of: result, in: group) }
+                let peer = named(Self.peerName)
+                lines.append(
+                    row([
+                        result.name, "\(result.concurrency)", format(result.requestsPerSecond, 0),
+                        duration(result.percentile(0.5)), duration(result.percentile(0.99)),
+                        duration(result.cpuPerRequest), ratio(result.requestsPerSecond, peer?.requestsPerSecond),
+                        ratio(result.cpuPerRequest, peer?.cpuPerRequest),
+                        ratio(result.requestsPerSecond, named("h2load")?.requestsPerSecond),
+                        ratio(result.requestsPerSecond, named(Self.http1Name)?.requestsPerSecond),
+                    ])
+                )
+            }
+            if h2loadMissing {
+                lines.append(
+                    row(
+                        ["h2load: not installed (Debian: `apt-get install nghttp2-client`)"]
+                            + [String](repeating: "–", count: 9)
+                    )
+                )
+            }
+            verdicts += group.results.filter { $0.name == Self.http2Name }.map { verdict($0, in: group) }
         }
-        return String(format: "%.0f µs", seconds * 1e6)
+        lines += ["", "Sluice over HTTP/2 against the targets:", ""] + verdicts.map { "- " + $0 }
+        return lines.joined(separator: "\n")
     }
+
+    /// The row of another client at the same concurrency in the same group.
+    private func counterpart(_ name: String, of result: PhaseResult, in group: Group) -> PhaseResult? {
+        group.results.first { $0.name == name && $0.concurrency == result.concurrency }
+    }
+
+    /// Where one of Sluice's HTTP/2 rows stands against the targets of its concurrency.
+    private func verdict(_ result: PhaseResult, in group: Group) -> String {
+        func named(_ name: String) -> PhaseResult? { counterpart(name, of: result, in: group) }
+        func check(_ value: Double?, _ label: String, atLeast: Double? = nil, atMost: Double? = nil) -> String {
+            guard let value, value.isFinite else { return "\(label): no row to compare with" }
+            let met = atLeast.map { value >= $0 } ?? atMost.map { value <= $0 } ?? true
+            let target = atLeast.map { "at least \(format($0, 1))×" } ?? "at most \(format(atMost ?? 0, 1))×"
+            return "\(format(value, 2))× \(label) (target \(target): \(met ? "met" : "missed"))"
+        }
+        let header = "\(group.name) ×\(result.concurrency): "
+        guard result.concurrency > 1 else {
+            let http1 = named(Self.http1Name).map { result.requestsPerSecond / $0.requestsPerSecond }
+            return header + check(http1, "Sluice's HTTP/1.1 requests/s", atLeast: 1)
+        }
+        let peer = named(Self.peerName)
+        var checks: [String] = []
+        if let peer {
+            checks.append(
+                check(result.requestsPerSecond / peer.requestsPerSecond, "async-http-client's requests/s", atLeast: 1.5)
+            )
+            checks.append(check(result.cpuPerRequest / peer.cpuPerRequest, "its CPU a request", atMost: 0.6))
+        }
+        let h2load = named("h2load").map { result.requestsPerSecond / $0.requestsPerSecond }
+        checks.append(check(h2load, "h2load's requests/s", atLeast: 0.6))
+        return header + checks.joined(separator: "; ")
+    }
+}
+
+/// A Markdown table row.
+private func row(_ cells: [String]) -> String {
+    "| " + cells.joined(separator: " | ") + " |"
+}
+
+/// One value over another, as `1.23×`, or `–` without the other.
+private func ratio(_ value: Double, _ base: Double?) -> String {
+    guard let base, base > 0, value.isFinite else { return "–" }
+    return String(format: "%.2f×", value / base)
+}
+
+/// Bytes a second, in MB/s or GB/s.
+private func throughput(_ bytesPerSecond: Double) -> String {
+    bytesPerSecond >= 1e9
+        ? String(format: "%.2f GB/s", bytesPerSecond / 1e9) : String(format: "%.0f MB/s", bytesPerSecond / 1e6)
+}
+
+/// Seconds, in milliseconds or microseconds.
+private func duration(_ seconds: Double) -> String {
+    guard seconds.isFinite else { return "–" }
+    if seconds >= 0.001 {
+        return String(format: "%.2f ms", seconds * 1e3)
+    }
+    return String(format: "%.0f µs", seconds * 1e6)
 }
 
 /// A number with a fixed count of decimals.

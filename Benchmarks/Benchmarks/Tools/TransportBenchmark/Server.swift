@@ -78,7 +78,7 @@ struct ServerError: Error, CustomStringConvertible {
 }
 
 /// An nginx serving ``Corpus`` on a free loopback port, from a temporary directory of its own, and over TLS on three
-/// more when `openssl` is there to make a certificate.
+/// more when `openssl` is there to make a certificate; with HTTP/2 asked for, on two more that speak it.
 final class NginxServer: @unchecked Sendable {
     /// The ports it listens on with TLS, each serving the same files.
     struct TLSPorts {
@@ -90,6 +90,17 @@ final class NginxServer: @unchecked Sendable {
         let full: UInt16
     }
 
+    /// The ports that speak HTTP/2, each serving the same files with a field `X-Protocol` naming the protocol the
+    /// request came in (nginx's `$server_protocol`: `HTTP/2.0`, or `HTTP/1.1` on the TLS port to a client that
+    /// offered only that by ALPN).
+    struct HTTP2Ports {
+        /// `listen … ssl http2`: HTTP/2 to a client that offers `h2` by ALPN, HTTP/1.1 otherwise; `nil` without
+        /// `openssl`.
+        let tls: UInt16?
+        /// `listen … http2`: HTTP/2 over cleartext by prior knowledge (h2c), nothing else.
+        let cleartext: UInt16
+    }
+
     /// The port it listens on.
     let port: UInt16
     /// A port serving the same files over HTTP that closes each connection after one response: a new TCP connection
@@ -97,6 +108,8 @@ final class NginxServer: @unchecked Sendable {
     let closingPort: UInt16
     /// The ports it listens on with TLS; `nil` without `openssl`.
     let tlsPorts: TLSPorts?
+    /// The ports that speak HTTP/2; `nil` unless asked for.
+    let http2Ports: HTTP2Ports?
     /// The self-signed certificate of the TLS ports, for `127.0.0.1`: the one root a client must trust.
     let certificate: URL?
     /// The number of nginx worker processes.
@@ -107,9 +120,11 @@ final class NginxServer: @unchecked Sendable {
 
     /// Writes the files and the configuration, starts nginx and waits until it accepts connections.
     ///
-    /// - Parameter workers: The number of worker processes.
+    /// - Parameters:
+    ///   - workers: The number of worker processes.
+    ///   - http2: Whether to listen on ``http2Ports`` too.
     /// - Throws: ``ServerError`` when nginx is missing, does not start or never accepts a connection.
-    init(workers: Int) throws {
+    init(workers: Int, http2: Bool = false) throws {
         guard let executable = findExecutable("nginx", extra: ["/usr/sbin", "/usr/local/sbin"]) else {
             throw ServerError(description: "nginx not found; on Debian: apt-get install -y nginx-light wrk")
         }
@@ -135,12 +150,15 @@ final class NginxServer: @unchecked Sendable {
             let tlsPorts =
                 certificate == nil
                 ? nil : TLSPorts(keptAlive: try freePort(), resuming: try freePort(), full: try freePort())
+            let http2Ports =
+                http2 ? HTTP2Ports(tls: certificate == nil ? nil : try freePort(), cleartext: try freePort()) : nil
             let configuration = directory.appendingPathComponent("nginx.conf")
             let text = Self.configuration(
                 directory: directory.path,
                 port: port,
                 closingPort: closingPort,
                 tlsPorts: tlsPorts,
+                http2Ports: http2Ports,
                 workers: workers,
                 modules: Self.temporaryPathModules(executable)
             )
@@ -153,12 +171,16 @@ final class NginxServer: @unchecked Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let tlsListening = tlsPorts.map { waitForListener(port: $0.full, process: process) } ?? true
+            let http2Listening = [http2Ports?.cleartext, http2Ports?.tls].compactMap { $0 }.allSatisfy {
+                waitForListener(port: $0, process: process)
+            }
             if waitForListener(port: port, process: process) && waitForListener(port: closingPort, process: process)
-                && tlsListening
+                && tlsListening && http2Listening
             {
                 self.port = port
                 self.closingPort = closingPort
                 self.tlsPorts = tlsPorts
+                self.http2Ports = http2Ports
                 self.process = process
                 return
             }
@@ -238,14 +260,19 @@ final class NginxServer: @unchecked Sendable {
         return FileManager.default.fileExists(atPath: certificate.path) ? certificate : nil
     }
 
+    /// The files and the certificate of a server block on a TLS port.
+    private static func tlsDirectives(directory: String) -> String {
+        """
+                root \(directory)/www;
+                ssl_certificate \(directory)/tls.pem;
+                ssl_certificate_key \(directory)/tls.key;
+                ssl_protocols TLSv1.2 TLSv1.3;
+        """
+    }
+
     /// The server blocks of the TLS ports.
     private static func tlsServers(directory: String, ports: TLSPorts) -> String {
-        let common = """
-                    root \(directory)/www;
-                    ssl_certificate \(directory)/tls.pem;
-                    ssl_certificate_key \(directory)/tls.key;
-                    ssl_protocols TLSv1.2 TLSv1.3;
-            """
+        let common = tlsDirectives(directory: directory)
         return """
                 server {
                     listen 127.0.0.1:\(ports.keptAlive) ssl;
@@ -268,13 +295,40 @@ final class NginxServer: @unchecked Sendable {
             """
     }
 
+    /// The server blocks of the HTTP/2 ports, with nginx's defaults for HTTP/2 (128 streams at once on a
+    /// connection, 8 KB `DATA` frames).
+    private static func http2Servers(directory: String, ports: HTTP2Ports) -> String {
+        let tls = ports.tls.map { port in
+            """
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+            \(tlsDirectives(directory: directory))
+                    add_header X-Protocol $server_protocol always;
+                }
+
+            """
+        }
+        return (tls ?? "") + """
+                server {
+                    listen 127.0.0.1:\(ports.cleartext) http2;
+                    root \(directory)/www;
+                    add_header X-Protocol $server_protocol always;
+                    # With sendfile, nginx 1.22's responses over h2c stall on the client's delayed ACK, about 40 ms
+                    # each at one stream (23 requests/s, h2load's as any client's); without it they do not.
+                    sendfile off;
+                }
+            """
+    }
+
     /// The configuration: in the foreground, no access log, everything nginx writes inside `directory`, and
-    /// kept-alive connections that are never closed for their number of requests.
+    /// kept-alive connections that are never closed for their number of requests (on HTTP/2 too, where
+    /// `keepalive_requests` counts a connection's streams).
     private static func configuration(
         directory: String,
         port: UInt16,
         closingPort: UInt16,
         tlsPorts: TLSPorts?,
+        http2Ports: HTTP2Ports?,
         workers: Int,
         modules: [String]
     ) -> String {
@@ -330,6 +384,7 @@ final class NginxServer: @unchecked Sendable {
                     keepalive_requests 1;
                 }
             \(tlsPorts.map { tlsServers(directory: directory, ports: $0) } ?? "")
+            \(http2Ports.map { http2Servers(directory: directory, ports: $0) } ?? "")
             }
 
             """

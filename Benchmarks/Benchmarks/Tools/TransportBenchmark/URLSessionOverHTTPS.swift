@@ -24,6 +24,10 @@ enum URLSessionOverHTTPS {
     static let urlVariable = "TRANSPORT_BENCH_URLSESSION_HTTPS_URL"
     /// Set in the child's environment: its concurrency.
     static let concurrencyVariable = "TRANSPORT_BENCH_URLSESSION_HTTPS_CONCURRENCY"
+    /// Set in the child's environment: the size of the body every response must have, when not the 1 KB document's.
+    static let bodyBytesVariable = "TRANSPORT_BENCH_URLSESSION_HTTPS_BYTES"
+    /// Set in the child's environment: the protocol every response's `X-Protocol` field must name, if any.
+    static let protocolVariable = "TRANSPORT_BENCH_URLSESSION_HTTPS_PROTOCOL"
     /// The start of the child's line that carries its result.
     static let resultPrefix = "URLSESSION_HTTPS_RESULT "
 
@@ -34,11 +38,13 @@ enum URLSessionOverHTTPS {
     ///
     /// - Parameters:
     ///   - durations: The warm-up and measured times.
-    ///   - bodyBytes: The size of the body every request must return.
+    ///   - bodyBytes: The size of the body every request must return, unless the environment names another.
     static func runChild(durations: Durations, bodyBytes: Int) async {
         let environment = ProcessInfo.processInfo.environment
         guard let text = environment[urlVariable], let url = URL(string: text) else { return }
         let concurrency = environment[concurrencyVariable].flatMap { Int($0) } ?? 1
+        let bodyBytes = environment[bodyBytesVariable].flatMap { Int($0) } ?? bodyBytes
+        let servedOver = environment[protocolVariable]
         let session = URLSession(configuration: sessionConfiguration())
         let request = makeRequest(url)
         let result = await measure(
@@ -48,7 +54,7 @@ enum URLSessionOverHTTPS {
             bodyBytes: bodyBytes,
             expected: bodyBytes
         ) {
-            try bodySize(await session.data(for: request))
+            try bodySize(await session.data(for: request), servedOver: servedOver)
         }
         guard let encoded = try? JSONEncoder().encode(result) else { return }
         print(resultPrefix + String(decoding: encoded, as: UTF8.self))
@@ -60,9 +66,17 @@ enum URLSessionOverHTTPS {
     ///   - url: The HTTPS URL.
     ///   - certificate: The certificate to trust, PEM.
     ///   - concurrency: The tasks sending at once.
+    ///   - bodyBytes: The size of the body every response must have; the 1 KB document's unless given.
+    ///   - servedOver: The protocol every response's `X-Protocol` field must name (`HTTP/2.0`), if any.
     /// - Returns: The child's phase.
     /// - Throws: ``ServerError`` naming why the child could not run or what it printed instead of a result.
-    static func run(_ url: URL, trusting certificate: URL, concurrency: Int) throws -> PhaseResult {
+    static func run(
+        _ url: URL,
+        trusting certificate: URL,
+        concurrency: Int,
+        bodyBytes: Int? = nil,
+        servedOver: String? = nil
+    ) throws -> PhaseResult {
         guard let unshare = findExecutable("unshare", extra: ["/usr/bin/unshare"]) else {
             throw ServerError(description: "unshare (util-linux) is missing")
         }
@@ -86,6 +100,8 @@ enum URLSessionOverHTTPS {
         var environment = ProcessInfo.processInfo.environment
         environment[urlVariable] = url.absoluteString
         environment[concurrencyVariable] = "\(concurrency)"
+        environment[bodyBytesVariable] = bodyBytes.map { "\($0)" }
+        environment[protocolVariable] = servedOver
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -18,6 +18,10 @@
 // serves and one is left to the client; with two workers nginx could take both cores from the client at 16
 // connections.
 //
+// `swift run -c release TransportBenchmark http2` runs the HTTP/2 rows instead (HTTP2Run.swift): nginx's HTTP/2 over
+// TLS and by prior knowledge, Sluice's transport over HTTP/2 and HTTP/1.1, async-http-client and URLSession over HTTP/2,
+// and h2load (Debian: `apt-get install nghttp2-client`) as the limit, at 1, 16 and 100 requests at once.
+//
 // Settings, from the environment:
 // - `TRANSPORT_BENCH_SECONDS`: the measured time of each phase; 3 by default.
 // - `TRANSPORT_BENCH_WARMUP`: the warm-up of each phase; 0.5 by default (wrk's, rounded up to whole seconds).
@@ -91,7 +95,22 @@ struct UnexpectedStatus: Error, CustomStringConvertible {
     var description: String { "status \(status)" }
 }
 
+/// Fails a phase whose response came over another protocol than the one measured.
+struct UnexpectedProtocol: Error, CustomStringConvertible {
+    /// The protocol the phase measures.
+    let expected: String
+    /// The protocol the response came over, if it says.
+    let received: String?
+    var description: String { "served over \(received ?? "an unnamed protocol"), not \(expected)" }
+}
+
 let environment = ProcessInfo.processInfo.environment
+let arguments = Array(CommandLine.arguments.dropFirst())
+if !arguments.isEmpty && arguments != ["http2"] {
+    FileHandle.standardError.write(Data("usage: TransportBenchmark [http2]\n".utf8))
+    exit(64)
+}
+let isHTTP2Run = arguments == ["http2"]
 let durations = Durations(
     warmUp: setting("TRANSPORT_BENCH_WARMUP", default: 0.5),
     measured: setting("TRANSPORT_BENCH_SECONDS", default: 3)
@@ -109,7 +128,7 @@ let loadAtStart = loadAverage()
 
 let server: NginxServer
 do {
-    server = try NginxServer(workers: nginxWorkers)
+    server = try NginxServer(workers: nginxWorkers, http2: isHTTP2Run)
 } catch {
     FileHandle.standardError.write(Data("TransportBenchmark: \(error)\n".utf8))
     exit(1)
@@ -161,18 +180,72 @@ func phase(
     return result
 }
 
-/// Returns the body's size after checking the status.
-func bodySize(_ response: HTTPResponse) throws -> Int {
+/// Runs a phase that another program measures (wrk, h2load, URLSession's child process) under the watchdog, and prints
+/// its raw line, or why there is none.
+///
+/// - Parameters:
+///   - name: The client's name, as the filter and the report see it.
+///   - group: The file the phase loaded.
+///   - concurrency: The requests at once.
+///   - measure: Runs the program and reads its result.
+/// - Returns: The phase, or `nil` when the filter leaves it out or the program failed.
+func externalPhase(
+    _ name: String,
+    group: String,
+    concurrency: Int,
+    measure: () throws -> PhaseResult
+) -> PhaseResult? {
+    guard selected(name) else { return nil }
+    watchdog.begin("\(group): \(name) ×\(concurrency)", limit: phaseLimit)
+    defer { watchdog.end() }
+    do {
+        let result = try measure()
+        print(result.rawLine(group: group))
+        return result
+    } catch {
+        print("(\(name) ×\(concurrency): \(error))")
+        return nil
+    }
+}
+
+/// Returns the body's size after checking the status, and the protocol that carried it if one is given.
+///
+/// - Parameters:
+///   - response: Sluice's response.
+///   - servedOver: The ``HTTPResponse/protocolVersion`` it must have (`HTTP/2`, `HTTP/1.1`), if any.
+/// - Returns: The body's size.
+/// - Throws: ``UnexpectedStatus`` for a status other than 200, ``UnexpectedProtocol`` for another protocol.
+func bodySize(_ response: HTTPResponse, servedOver: String? = nil) throws -> Int {
     guard response.status.code == 200 else { throw UnexpectedStatus(status: response.status.code) }
+    if let servedOver, response.protocolVersion != servedOver {
+        throw UnexpectedProtocol(expected: servedOver, received: response.protocolVersion)
+    }
     return response.body.count
 }
 
-/// Returns the body's size after checking the status.
-func bodySize(_ answer: (Data, URLResponse)) throws -> Int {
+/// Returns the body's size after checking the status, and the protocol nginx says it was served over if one is given.
+///
+/// - Parameters:
+///   - answer: URLSession's answer.
+///   - servedOver: The protocol the response's `X-Protocol` field must name (the HTTP/2 ports' `$server_protocol`).
+/// - Returns: The body's size.
+/// - Throws: ``UnexpectedStatus`` for a status other than 200, ``UnexpectedProtocol`` for another protocol.
+func bodySize(_ answer: (Data, URLResponse), servedOver: String? = nil) throws -> Int {
     let (data, response) = answer
-    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    let http = response as? HTTPURLResponse
+    let status = http?.statusCode ?? 0
     guard status == 200 else { throw UnexpectedStatus(status: status) }
+    if let servedOver {
+        let received = http?.value(forHTTPHeaderField: "X-Protocol")
+        guard received == servedOver else { throw UnexpectedProtocol(expected: servedOver, received: received) }
+    }
     return data.count
+}
+
+if isHTTP2Run {
+    let failed = await HTTP2Run(server: server, durations: durations, nginxWorkers: nginxWorkers).run()
+    server.stop()
+    exit(failed ? 1 : 0)
 }
 
 let session = URLSession(configuration: sessionConfiguration())
@@ -201,11 +274,9 @@ if wrk == nil {
 
 /// Runs wrk on the 1 KB document, the limit of what nginx serves here, under the watchdog, and prints its raw line.
 func wrkPhase(_ url: URL, group: String, concurrency: Int) -> PhaseResult? {
-    guard let wrk, selected("wrk") else { return nil }
-    watchdog.begin("\(group): wrk ×\(concurrency)", limit: phaseLimit)
-    defer { watchdog.end() }
-    do {
-        let result = try runWrk(
+    guard let wrk else { return nil }
+    return externalPhase("wrk", group: group, concurrency: concurrency) {
+        try runWrk(
             wrk,
             url: url,
             connections: concurrency,
@@ -213,11 +284,6 @@ func wrkPhase(_ url: URL, group: String, concurrency: Int) -> PhaseResult? {
             durations: durations,
             bodyBytes: smallBytes
         )
-        print(result.rawLine(group: group))
-        return result
-    } catch {
-        print("wrk ×\(concurrency) failed: \(error)")
-        return nil
     }
 }
 
@@ -274,17 +340,10 @@ if let tlsPorts = server.tlsPorts, let certificate = server.certificate {
     let request = makeRequest(url)
     for concurrency in concurrencies {
         https += wrkPhase(url, group: "1k https", concurrency: concurrency).map { [$0] } ?? []
-        if selected("URLSession") {
-            watchdog.begin("1k https: URLSession ×\(concurrency)", limit: phaseLimit)
-            do {
-                let result = try URLSessionOverHTTPS.run(url, trusting: certificate, concurrency: concurrency)
-                print(result.rawLine(group: "1k https"))
-                https.append(result)
-            } catch {
-                print("(URLSession over HTTPS ×\(concurrency): \(error))")
-            }
-            watchdog.end()
+        let overURLSession = externalPhase("URLSession", group: "1k https", concurrency: concurrency) {
+            try URLSessionOverHTTPS.run(url, trusting: certificate, concurrency: concurrency)
         }
+        https += overURLSession.map { [$0] } ?? []
         let phases: [(String, @Sendable () async throws -> Int)] = [
             ("async-http-client", { try await asyncHTTPClient.size(of: url) }),
             ("APIClient + SocketRequestPerformer", { try await client.perform(FetchData(url: url)).count }),
