@@ -27,143 +27,16 @@ final class ConnectionPool: Sendable {
         var addresses = SocketRequestPerformer.AddressSettings()
     }
 
-    /// How the pool's connections speak HTTP/2: offered by ALPN over TLS, spoken at once to the cleartext origins
-    /// named for prior knowledge, never to those kept on HTTP/1.1.
-    struct HTTP2Policy: Sendable {
-        /// The loaded nghttp2.
-        var library: NGHTTP2
-        /// What each session lets in.
-        var limits: HTTP2Session.Limits
-        /// The most streams at once on one connection, whatever the server allows.
-        var maximumStreams: Int
-        /// Whether `https://` connections offer `h2` by ALPN.
-        var offersOverTLS: Bool
-        /// The cleartext origins spoken to in HTTP/2 at once, as `host:port`.
-        var priorKnowledge: Set<String>
-        /// The origins kept on HTTP/1.1, as `host:port`.
-        var http1Only: Set<String>
-        /// When PINGs check that a server still answers.
-        var liveness: HTTP2Connection.Liveness
-
-        /// How a connection to an origin may come to speak HTTP/2.
-        enum Mode {
-            /// Never: HTTP/1.1.
-            case never
-            /// If the server chooses `h2` by ALPN.
-            case negotiated
-            /// At once, by prior knowledge.
-            case priorKnowledge
-        }
-
-        /// How a connection to an origin may come to speak HTTP/2: never through an HTTP proxy in absolute form, nor
-        /// over a Unix socket.
-        func mode(for origin: Origin) -> Mode {
-            guard case .tcp(let host, let port) = origin.address, !origin.sendsAbsoluteForm else { return .never }
-            let authority = SocketAddress.authority(host: host, port: port).lowercased()
-            if http1Only.contains(authority) {
-                return .never
-            }
-            if origin.usesTLS {
-                return offersOverTLS ? .negotiated : .never
-            }
-            return origin.proxy == nil && priorKnowledge.contains(authority) ? .priorKnowledge : .never
-        }
-    }
-
-    private struct Waiter {
-        var identifier: UInt64
-        var continuation: CheckedContinuation<(any PooledConnection)?, any Error>
-        /// Whether it is woken to take a lease or a slot itself, rather than given a lease.
-        var reopens = false
-    }
-
-    /// What a request does next for a lease.
-    private enum Step {
-        /// Takes a lease on this connection.
-        case reuse(any PooledConnection)
-        /// Closes this idle connection and opens a new one in its slot.
-        case replace(any PooledConnection)
-        /// Opens a new connection in a free slot.
-        case open
-        /// Waits for a lease to be given back.
-        case wait
-    }
-
-    private struct OriginState {
-        /// The open connections with capacity to spare, the one given back last at the end: every idle one, and a
-        /// multiplexed one carrying fewer exchanges than it may.
-        var available: [any PooledConnection] = []
-        var open = 0
-        var waiters: [Waiter] = []
-        /// The connections being opened.
-        var opening = 0
-        /// How connections to the origin may speak HTTP/2, once looked up.
-        var mode: HTTP2Policy.Mode?
-        /// Whether the origin's last connection opened speaks HTTP/2; `nil` before the first has opened.
-        var multiplexes: Bool?
-
-        /// Takes a lease or a free slot, or says to wait.
-        ///
-        /// A lease is taken on the connection given back last, or, for a task on one of the loops, the last of that
-        /// loop's: the answer then comes back on the thread the task runs on. The calling thread is looked at only
-        /// when there is a choice. A fresh connection is wanted after a stale one: an idle connection is closed in its
-        /// favour, a busy multiplexed one left to its exchanges.
-        ///
-        /// - Parameters:
-        /// While a connection that may come to speak HTTP/2 is being opened, and none has told yet, more requests
-        /// wait for it rather than open connections of their own: it may carry them all.
-        ///
-        /// - Parameters:
-        ///   - fresh: Whether a new connection is wanted rather than a lease on one open.
-        ///   - limit: The most connections open to the origin at once.
-        /// - Returns: The step, with the lease taken, or the slot counted as open.
-        mutating func lease(fresh: Bool, limit: Int) -> Step {
-            var index = available.indices.last
-            if available.count > 1, let loop = EventLoop.current,
-                let own = available.lastIndex(where: { $0.loop === loop && (!fresh || $0.leases == 0) })
-            {
-                index = own
-            } else if fresh {
-                index = available.lastIndex { $0.leases == 0 }
-            }
-            if let index {
-                let connection = available[index]
-                if fresh {
-                    available.remove(at: index)
-                    opening += 1
-                    return .replace(connection)
-                }
-                connection.leases += 1
-                if connection.leases >= connection.capacity {
-                    available.remove(at: index)
-                }
-                return .reuse(connection)
-            }
-            guard open < limit else { return .wait }
-            if opening > 0, multiplexes != false, let mode, mode != .never {
-                return .wait
-            }
-            open += 1
-            opening += 1
-            return .open
-        }
-    }
-
-    private struct State {
-        var origins: [Origin: OriginState] = [:]
-        var nextWaiter: UInt64 = 0
-    }
-
     /// Opens a connection to an origin in a slot just counted.
     typealias Opener = @Sendable (Origin) async throws -> any PooledConnection
 
-    private let settings: Settings
-    private let state = Locked(State())
+    let settings: Settings
+    let state = Locked(State())
     /// Where the pool reports what it does on its own, when its performer was given an instrumentation.
-    private let events: (any PoolEventSink)?
+    let events: (any PoolEventSink)?
     /// Opens its connections, when not HTTP/1.1 over a stream from ``connector``: a test's connections of another
     /// capacity.
-    private let opener: Opener?
+    let opener: Opener?
     /// What opens the streams its connections speak over.
     let connector: Connector
 
@@ -430,88 +303,6 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// A new connection in a slot just counted, its lease the caller's and its spare capacity offered to the waiters.
-    private func open(_ origin: Origin, timings: ConnectionTimings?) async throws -> any PooledConnection {
-        let (limits, readAhead) = (settings.limits, settings.readAhead)
-        let connection: any PooledConnection
-        if let opener {
-            connection = try await opener(origin)
-        } else {
-            let http2 = settings.http2
-            let mode = http2?.mode(for: origin) ?? .never
-            // Made before the stream, since a connection is made from a ready stream without failing: unused when
-            // the server chooses HTTP/1.1.
-            let session = try http2.flatMap { policy throws(SluiceError) in
-                mode == .never ? nil : try HTTP2Session(library: policy.library, limits: policy.limits)
-            }
-            let maximumStreams = http2?.maximumStreams ?? 1
-            let liveness = http2?.liveness ?? HTTP2Connection.Liveness(pingAfterSilence: nil, pingTimeout: .zero)
-            connection = try await connector.connect(origin, timings: timings, offersHTTP2: mode == .negotiated) {
-                stream,
-                loop,
-                peer in
-                if let session,
-                    mode == .priorKnowledge || stream.tls?.negotiatedProtocol == "h2"
-                {
-                    return HTTP2Connection(
-                        stream: stream,
-                        loop: loop,
-                        origin: origin,
-                        pool: self,
-                        session: session,
-                        maximumStreams: maximumStreams,
-                        readAhead: readAhead,
-                        liveness: liveness,
-                        peer: peer
-                    )
-                }
-                return HTTP1Connection(
-                    stream: stream,
-                    loop: loop,
-                    origin: origin,
-                    pool: self,
-                    limits: limits,
-                    readAhead: readAhead,
-                    peer: peer
-                )
-            }
-        }
-        let waiters = changing(origin, .opened, connection) { state -> [Waiter] in
-            connection.leases = 1
-            let multiplexes = connection is HTTP2Connection
-            state.origins[origin]?.opening -= 1
-            state.origins[origin]?.multiplexes = multiplexes
-            var served: [Waiter] = []
-            while connection.leases < connection.capacity, let waiter = state.origins[origin]?.waiters.first {
-                state.origins[origin]?.waiters.removeFirst()
-                connection.leases += 1
-                activeLeases.add(1)
-                served.append(waiter)
-            }
-            if connection.leases < connection.capacity {
-                state.origins[origin, default: OriginState()].available.append(connection)
-            }
-            // The requests that waited to see whether it would multiplex, when it does not, each open their own as
-            // slots allow.
-            if !multiplexes, let entry = state.origins[origin] {
-                let free = max(0, settings.maximumConnectionsPerOrigin - entry.open)
-                let woken = min(free, entry.waiters.count)
-                state.origins[origin]?.waiters.removeFirst(woken)
-                return served
-                    + entry.waiters.prefix(woken).map { waiter in
-                        var waiter = waiter
-                        waiter.reopens = true
-                        return waiter
-                    }
-            }
-            return served
-        }
-        for waiter in waiters {
-            waiter.continuation.resume(returning: waiter.reopens ? nil : connection)
-        }
-        return connection
-    }
-
     private func waitForRelease(_ origin: Origin) async throws -> (any PooledConnection)? {
         let identifier = state.withLock { state in
             state.nextWaiter += 1
@@ -585,53 +376,6 @@ final class ConnectionPool: Sendable {
         guard let waiter = state.origins[origin]?.waiters.first else { return nil }
         state.origins[origin]?.waiters.removeFirst()
         return waiter
-    }
-
-    /// Runs `body` under the pool's lock, and reports how it changed the origin's counts when the pool reports events.
-    ///
-    /// The counts of active and idle connections are reported once the lock is released: as an event of `kind`, or,
-    /// for ``PoolEvent/Kind/counts``, only when they changed. A ``PoolEvent/Kind/closed`` that freed no slot (a lease
-    /// counted off a connection that carries others) reports only the counts.
-    ///
-    /// - Parameters:
-    ///   - origin: The origin `body` changes.
-    ///   - kind: What `body` does.
-    ///   - connection: The connection it is about, if any.
-    ///   - body: The change.
-    /// - Returns: What `body` returns.
-    private func changing<Result>(
-        _ origin: Origin,
-        _ kind: PoolEvent.Kind = .counts,
-        _ connection: (any PooledConnection)? = nil,
-        _ body: (inout State) -> Result
-    ) -> Result {
-        guard let events else { return state.withLock(body) }
-        let (result, before, after) = state.withLock { state in
-            let before = ConnectionPool.counts(of: origin, in: state)
-            let result = body(&state)
-            return (result, before, ConnectionPool.counts(of: origin, in: state))
-        }
-        let freed = after.active + after.idle < before.active + before.idle
-        let kind = kind == .closed && !freed ? .counts : kind
-        guard kind != .counts || before != after else { return result }
-        var event = PoolEvent(kind, origin: origin, connection: connection)
-        event.activeChange = after.active - before.active
-        event.idleChange = after.idle - before.idle
-        events.poolEvent(event)
-        return result
-    }
-
-    /// The connections to an origin that carry an exchange or connect for one, and those idle.
-    private static func counts(of origin: Origin, in state: State) -> Counts {
-        guard let entry = state.origins[origin] else { return Counts(active: 0, idle: 0) }
-        let idle = entry.available.count { $0.leases == 0 }
-        return Counts(active: entry.open - idle, idle: idle)
-    }
-
-    /// An origin's counts of connections, for the pool's events.
-    private struct Counts: Equatable {
-        var active: Int
-        var idle: Int
     }
 
     /// Closes the connection once it has been idle for the idle timeout; call on the connection's loop.
