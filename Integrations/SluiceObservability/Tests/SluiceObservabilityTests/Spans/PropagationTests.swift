@@ -40,20 +40,11 @@ import Tracing
     /// A tracer that propagates W3C trace context: its `traceparent` goes on the wire as it wrote it, replacing one
     /// the request had.
     @Test func sendsATraceparentReplacingTheRequestsOwn() async throws {
-        struct Stale: Request {
-            typealias ResponseObject = Data
-            var url: URL
-            func build() throws -> URLRequest {
-                var request = URLRequest(url: url)
-                request.setValue("00-stale-stale-00", forHTTPHeaderField: "traceparent")
-                return request
-            }
-        }
         server.route("GET", "/users/7") { _ in .json(#"{"id": 7}"#) }
         let tracer = TraceparentTracer()
         let instrumentation = ObservabilityInstrumentation(tracer: tracer)
         _ = try await APIClient(requestPerformer: SocketRequestPerformer(), instrumentation: instrumentation).perform(
-            Stale(url: server.url("/users/7"))
+            Fetch(url: server.url("/users/7"), field: ("traceparent", "00-stale-stale-00"))
         )
         let sent = try #require(server.receivedRequests.first)
         #expect(sent.headerValues("traceparent") == [tracer.traceparent])

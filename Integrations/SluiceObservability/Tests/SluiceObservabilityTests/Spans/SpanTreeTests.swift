@@ -73,6 +73,21 @@ import Tracing
         #expect(backends.spans.count == 8)
     }
 
+    /// The spans are placed on the wall clock the tracer reads: between its readings before and after the request,
+    /// each child within its parent.
+    @Test func placesTheSpansOnTheTracersClock() async throws {
+        let before = DefaultTracerClock.now.nanosecondsSinceEpoch
+        _ = try await backends.client(SocketRequestPerformer()).perform(GetUser(url: server.url("/users/7")))
+        let after = DefaultTracerClock.now.nanosecondsSinceEpoch
+        let request = try #require(backends.spans.first { $0.parentSpanID == nil })
+        #expect(request.startInstant.nanosecondsSinceEpoch >= before)
+        #expect(request.endInstant.nanosecondsSinceEpoch <= after)
+        for span in backends.spans where span.spanID != request.spanID {
+            let parent = try #require(backends.spans.first { $0.spanID == span.parentSpanID })
+            #expect(span.lies(within: parent), "\(span.operationName) in \(parent.operationName)")
+        }
+    }
+
     /// With stage spans off, the attempt's span is the request's child and nothing else is made.
     @Test func keepsToTheRequestAndItsAttemptsWithoutStageSpans() async throws {
         let backends = Backends(recordsStageSpans: false)
