@@ -38,7 +38,7 @@ import Tracing
         let attempt = try #require(backends.spans.first { $0.kind == .client && $0.parentSpanID != nil })
         try #require(timer.values.count == 1)
         // The same two instants, each turned to the tracer's clock on its own: at most a nanosecond apart.
-        #expect(abs(Int64(attempt.nanoseconds) - timer.values[0]) <= 1)
+        #expect(abs(attempt.nanoseconds - timer.values[0]) <= 1)
     }
 
     /// A failed attempt's duration carries its status and `error.type`, the retry's its own.
@@ -122,7 +122,7 @@ import Tracing
         )
         #expect(connect.values.count == 1)
         let phase = try #require(backends.spans(named: "connect").first)
-        #expect(abs(Int64(phase.nanoseconds) - connect.values[0]) <= 1)
+        #expect(abs(phase.nanoseconds - connect.values[0]) <= 1)
         #expect(backends.metrics.timers(label: "http.client.request.duration").first?.values.count == 2)
     }
 

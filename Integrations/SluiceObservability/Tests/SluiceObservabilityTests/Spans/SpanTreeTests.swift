@@ -155,6 +155,29 @@ import Tracing
         #expect(server.receivedRequests.count == 1)
     }
 
+    /// A cache's revalidation in the background: a trace of its own, marked `sluice.background`, whose request span
+    /// links to the span of the request whose stale answer started it, from its start.
+    @Test func linksABackgroundRevalidationToTheRequestThatStartedIt() async throws {
+        server.route("GET", "/stale") { _ in
+            .text("stored").addingHeader("Cache-Control", "max-age=0, stale-while-revalidate=600")
+        }
+        let client = backends.client(SocketRequestPerformer().cached(in: HTTPCache()))
+        _ = try await client.perform(Fetch(url: server.url("/stale")))
+        _ = try await client.perform(Fetch(url: server.url("/stale")))
+        // The revalidation's request span ends after its attempt: the request spans of all three requests.
+        try await yield(until: "the revalidation's request span") {
+            backends.spans.filter { $0.parentSpanID == nil }.count == 3
+        }
+        let requests = backends.spans.filter { $0.parentSpanID == nil }
+        let stale = try #require(requests.first { $0["sluice.cache.outcome"] == .string("stale-hit") })
+        let background = try #require(requests.first { $0["sluice.background"] == .bool(true) })
+        #expect(background.links.map(\.context.inMemorySpanContext) == [stale.spanContext])
+        #expect(background.traceID != stale.traceID)
+        let attempts = backends.spans.filter { $0.kind == .client && $0.parentSpanID != nil }
+        #expect(attempts.filter { $0.traceID == background.traceID }.count == 1)
+        #expect(attempts.filter { $0.traceID == stale.traceID }.isEmpty)
+    }
+
     /// A de-duplicated burst: one attempt span, under the first caller's request; the others' request spans link to
     /// it, and have no attempt of their own.
     @Test func linksTheFollowersOfADeduplicatedBurstToTheLeadersAttempt() async throws {

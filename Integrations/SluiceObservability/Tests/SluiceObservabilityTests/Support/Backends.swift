@@ -67,9 +67,10 @@ extension FinishedInMemorySpan {
         attributes.get(name)
     }
 
-    /// The span's length in nanoseconds.
-    var nanoseconds: UInt64 {
-        endInstant.nanosecondsSinceEpoch - startInstant.nanosecondsSinceEpoch
+    /// The span's length in nanoseconds: negative for a span that ends before it starts, which a test reports
+    /// rather than traps on.
+    var nanoseconds: Int64 {
+        Int64(clamping: endInstant.nanosecondsSinceEpoch) - Int64(clamping: startInstant.nanosecondsSinceEpoch)
     }
 
     /// Whether the span lies within another's, from start to end.
