@@ -10,7 +10,8 @@ extension ObservabilityInstrumentation {
     }
 
     /// Writes a record to the request's logger or the pool's, at its level, with its metadata; a request's record
-    /// under the context of its scope's span, where a logging metadata provider finds the trace and span ids.
+    /// under the context of its scope's span, where a logging metadata provider finds the trace and span ids, and the
+    /// pool's under no span.
     ///
     /// - Parameter record: The record, its metadata redacted.
     public func log(_ record: LogRecord) {
@@ -22,8 +23,11 @@ extension ObservabilityInstrumentation {
             metadata[attribute.key.name] = attribute.value.metadataValue
         }
         let message = Logger.Message(stringLiteral: record.message.description)
-        if let span = record.scope?.state as? ScopeSpan {
-            ServiceContext.withValue(span.context) {
+        // The pool's work is no request's, even when a request's task opened the connection: its records carry no
+        // span, whatever context that task has.
+        let context = (record.scope?.state as? ScopeSpan)?.context ?? (record.activity == .pool ? .topLevel : nil)
+        if let context {
+            ServiceContext.withValue(context) {
                 logger.log(level: level, message, metadata: metadata)
             }
         } else {

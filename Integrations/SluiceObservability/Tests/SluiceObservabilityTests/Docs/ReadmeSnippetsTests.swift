@@ -1,5 +1,6 @@
 // The snippet of Integrations/SluiceObservability/README.md, verbatim, compiled, and run against a loopback server:
-// its request's URL comes from the running test's server.
+// its request's URL comes from the running test's server. Its first three lines are also the example of
+// ObservabilityInstrumentation's documentation.
 import Foundation
 import InMemoryTracing
 import Logging

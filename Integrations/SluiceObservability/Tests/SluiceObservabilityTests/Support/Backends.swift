@@ -17,14 +17,14 @@ struct Backends {
     let poolLogs = CapturingLogHandler.Box()
     let instrumentation: ObservabilityInstrumentation
 
-    /// Backends whose loggers take records from `level` up, with a metadata provider that reads the span's context.
+    /// Backends whose loggers take records from `level` up, each with a metadata provider that reads the span's context.
     init(level: Logger.Level = .debug, recordsStageSpans: Bool = true) {
         instrumentation = ObservabilityInstrumentation(
             tracer: tracer,
             recordsStageSpans: recordsStageSpans,
             metricsFactory: metrics,
             logger: .capturing("requests", into: logs, level: level, metadataProvider: .spanIDs),
-            poolLogger: .capturing("pool", into: poolLogs, level: level)
+            poolLogger: .capturing("pool", into: poolLogs, level: level, metadataProvider: .spanIDs)
         )
     }
 
