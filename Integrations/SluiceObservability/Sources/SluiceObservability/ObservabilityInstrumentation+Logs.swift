@@ -25,7 +25,7 @@ extension ObservabilityInstrumentation {
         let message = Logger.Message(stringLiteral: record.message.description)
         // The pool's work is no request's, even when a request's task opened the connection: its records carry no
         // span, whatever context that task has.
-        let context = (record.scope?.state as? ScopeSpan)?.context ?? (record.activity == .pool ? .topLevel : nil)
+        let context = (record.scope?.state as? ScopeState)?.context ?? (record.activity == .pool ? .topLevel : nil)
         if let context {
             ServiceContext.withValue(context) {
                 logger.log(level: level, message, metadata: metadata)

@@ -24,7 +24,7 @@ extension ObservabilityInstrumentation {
     func recordMetrics(of scope: InstrumentationScope) {
         switch scope.kind {
         case .request:
-            activeRequests(of: scope).decrement()
+            (scope.state as? ScopeState)?.activeRequests?.decrement()
         case .attempt:
             guard let end = scope.end else { return }
             let attributes = scope.attributes
@@ -114,7 +114,15 @@ extension ObservabilityInstrumentation {
 
     /// The scheme of a scope's `url.full`, such as `https`.
     private static func scheme(of attributes: InstrumentationScope.Attributes) -> String? {
-        guard case .string(let url)? = attributes[.urlFull], let colon = url.firstIndex(of: ":") else { return nil }
+        guard case .string(let url)? = attributes[.urlFull] else { return nil }
+        // The two schemes nearly every request has, without making a new string for each request.
+        if url.hasPrefix("https:") {
+            return "https"
+        }
+        if url.hasPrefix("http:") {
+            return "http"
+        }
+        guard let colon = url.firstIndex(of: ":") else { return nil }
         return url[..<colon].lowercased()
     }
 

@@ -72,10 +72,9 @@ public struct ObservabilityInstrumentation: RequestInstrumentation {
     ///
     /// - Parameter scope: The scope.
     public func begin(_ scope: InstrumentationScope) {
-        scope.state = beginSpan(for: scope)
-        if scope.kind == .request {
-            activeRequests(of: scope).increment()
-        }
+        let active = scope.kind == .request ? activeRequests(of: scope) : nil
+        active?.increment()
+        scope.state = beginSpan(for: scope, activeRequests: active)
     }
 
     /// Ends the scope's span at its end, with its attributes, status and links, and records its metrics.
@@ -92,7 +91,7 @@ public struct ObservabilityInstrumentation: RequestInstrumentation {
     ///   - headers: The attempt's header fields.
     ///   - attempt: The attempt's scope, whose span has begun.
     public func inject(into headers: inout HTTPHeaders, for attempt: InstrumentationScope) {
-        guard let span = attempt.state as? ScopeSpan else { return }
+        guard let span = attempt.state as? ScopeState else { return }
         span.tracer.inject(span.context, into: &headers, using: HTTPHeadersInjector())
     }
 }

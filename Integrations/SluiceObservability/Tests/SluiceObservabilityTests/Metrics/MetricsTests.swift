@@ -92,6 +92,17 @@ import Tracing
         #expect(meter.values == [1, 0])
     }
 
+    /// With a tracer that records nothing, the metrics are the same.
+    @Test func recordsTheMetricsWithATracerThatRecordsNothing() async throws {
+        let metrics = TestMetrics()
+        let instrumentation = ObservabilityInstrumentation(tracer: NoOpTracer(), metricsFactory: metrics)
+        let client = APIClient(requestPerformer: SocketRequestPerformer(), instrumentation: instrumentation)
+        _ = try await client.perform(GetUser(url: server.url("/users/7")))
+        let active = try metrics.expectMeter("http.client.active_requests", origin + [("http.request.method", "GET")])
+        #expect(active.values == [1, 0])
+        #expect(metrics.timers(label: "http.client.request.duration").first?.values.count == 1)
+    }
+
     /// `http.client.open_connections` from the pool of the transport given the instrumentation: active while the
     /// exchange runs, then idle, then closed.
     @Test func countsThePoolsOpenConnectionsByState() async throws {
