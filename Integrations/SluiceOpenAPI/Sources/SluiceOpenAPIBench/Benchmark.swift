@@ -58,9 +58,11 @@ func benchmark(seconds: Double, gibibytes: Double) async throws {
     }
     print("\n| transfer | transport | MiB/s | peak resident MiB |")
     print("| --- | --- | ---: | ---: |")
+    let sink = try UploadSink()
     for direction in ["upload", "download"] {
         for transport in BenchmarkTransport.allCases where transport.streams {
-            let report = try runTransferChild(transport, direction, server.url, transferSize)
+            let target = direction == "upload" ? sink.url : server.url
+            let report = try runTransferChild(transport, direction, target, transferSize)
             print(
                 "| \(format(mebibytes, 0)) MiB \(direction) | \(transport.rawValue) | "
                     + "\(format(mebibytes / report.seconds, 0)) | \(format(Double(report.peakBytes) / 1_048_576, 1)) |"

@@ -3,8 +3,8 @@ import Foundation
 /// An nginx that serves the benchmark's API from static files, on a free loopback port, from a temporary directory
 /// of its own, with its files written afresh: the same bytes on every run.
 ///
-/// A PUT to `/upload` is read to its end and discarded (nginx's `return` discards a request body), so that an upload
-/// costs the server no disk; `/blob` is a sparse file, read without touching the disk.
+/// `/blob` is a sparse file, read without touching the disk. Uploads go to ``UploadSink`` instead: nginx's `return`
+/// answers before it has read the body, and a client that has its answer stops sending.
 final class Nginx {
     /// The directory of the configuration, the files and the logs.
     let directory: URL
@@ -158,7 +158,7 @@ private func canConnect(port: UInt16) -> Bool {
 }
 
 /// The IPv4 loopback address at `port`.
-private func loopback(port: UInt16) -> sockaddr_in {
+func loopback(port: UInt16) -> sockaddr_in {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
