@@ -56,7 +56,8 @@ extension Exchange {
     /// - Parameters:
     ///   - bytes: The body's bytes, valid during the call only.
     ///   - readAhead: The bytes a streamed body may hold unread.
-    /// - Returns: Whether the reader of a streamed body is behind, and the connection should stop reading.
+    /// - Returns: Whether the reader of a streamed body is behind, and the connection should stop reading. A streamed
+    ///   body's bytes wait in ``unwritten`` until the round's end, or until they fill `readAhead`.
     /// - Throws: ``SluiceError`` when a buffered body passes its limit or does not decode.
     func takeBody(_ bytes: UnsafeRawBufferPointer, readAhead: Int) throws -> Bool {
         if case .buffered = delivery {
@@ -71,10 +72,22 @@ extension Exchange {
                 }
                 body.append(contentsOf: bytes)
             }
-        } else if let writer {
-            return writer.write(Data(bytes)) > readAhead
+        } else if writer != nil {
+            unwritten.append(contentsOf: bytes)
+            return unwritten.count >= readAhead && writeUnwritten(readAhead: readAhead)
         }
         return false
+    }
+
+    /// Hands a streamed body's reader the bytes read for it and not yet handed over.
+    ///
+    /// - Parameter readAhead: The bytes the body may hold unread.
+    /// - Returns: Whether the reader is behind, and the connection should stop reading.
+    func writeUnwritten(readAhead: Int) -> Bool {
+        guard !unwritten.isEmpty, let writer else { return false }
+        let chunk = unwritten
+        unwritten = Data()
+        return writer.write(chunk) > readAhead
     }
 
     /// The response for its head, with the buffered body, the trailers and the version of the connection that

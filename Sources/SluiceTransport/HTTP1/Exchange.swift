@@ -57,6 +57,10 @@ final class Exchange: @unchecked Sendable {
     var trailers: HTTPHeaders = [:]
     /// The HTTP/2 stream carrying it, once its request is submitted on one.
     var http2Stream: Int32?
+    /// The bytes of a streamed body read in the loop's current round and not yet handed to the reader: they go to it
+    /// together at the round's end (``writeUnwritten(readAhead:)``), one wake-up of its task a round rather than one
+    /// a read.
+    var unwritten = Data()
 
     /// Creates an exchange.
     init(
@@ -88,6 +92,7 @@ final class Exchange: @unchecked Sendable {
         case .streamed(let continuation):
             continuation.resume(throwing: error)
         case nil:
+            _ = writeUnwritten(readAhead: .max)
             writer?.finish(throwing: error)
             writer = nil
         }

@@ -4,6 +4,21 @@ extension HTTP1Connection {
     /// Reads the response as far as the stream has it, for a bounded number of reads, into the parser, whose events
     /// go to the exchange; the exchange completes at the response's end.
     func receive(_ exchange: Exchange) {
+        receiveRound(exchange)
+        // What the round read of a streamed body goes to its reader at once, in one chunk.
+        if exchange.writeUnwritten(readAhead: readAhead), self.exchange === exchange {
+            pause(exchange)
+        }
+    }
+
+    /// Stops reading while a streamed body's reader is behind.
+    private func pause(_ exchange: Exchange) {
+        exchange.paused = true
+        setInterest(requestSent ? [] : .writable)
+    }
+
+    /// One round of ``receive(_:)``: at most 16 reads.
+    private func receiveRound(_ exchange: Exchange) {
         let buffer = loop.receiveBuffer
         for _ in 0..<16 {
             guard self.exchange === exchange, !exchange.paused else { return }
@@ -95,10 +110,10 @@ extension HTTP1Connection {
             }
         case .body(let bytes):
             if try exchange.takeBody(bytes, readAhead: readAhead) {
-                exchange.paused = true
-                setInterest(requestSent ? [] : .writable)
+                pause(exchange)
             }
         case .end:
+            _ = exchange.writeUnwritten(readAhead: readAhead)
             try exchange.decoder?.finish()
         }
     }

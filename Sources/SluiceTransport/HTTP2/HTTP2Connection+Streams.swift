@@ -210,8 +210,10 @@ extension HTTP2Connection {
 
     // MARK: Responses
 
-    /// Acts on what the server's bytes meant, in order.
+    /// Acts on what the server's bytes meant, in order; what they held of streamed bodies then goes to the readers,
+    /// a chunk a stream.
     func handle(_ events: [HTTP2Session.Event]) {
+        defer { writeUnwritten() }
         for event in events {
             switch event {
             case .settings(let maximumConcurrentStreams):
@@ -263,6 +265,16 @@ extension HTTP2Connection {
                 goingAway(lastStream: lastStream, errorCode: errorCode)
             case .pingAcknowledged:
                 answered()
+            }
+        }
+    }
+
+    /// Hands each streamed body's reader the bytes this round read for it; a reader left behind stops its stream's
+    /// window from opening.
+    private func writeUnwritten() {
+        for stream in streams.values where !stream.exchange.unwritten.isEmpty {
+            if stream.exchange.writeUnwritten(readAhead: readAhead) {
+                stream.exchange.paused = true
             }
         }
     }
@@ -354,6 +366,7 @@ extension HTTP2Connection {
     private func complete(_ stream: Stream) {
         let exchange = stream.exchange
         streams[stream.identifier] = nil
+        _ = exchange.writeUnwritten(readAhead: readAhead)
         do {
             try exchange.decoder?.finish()
         } catch {
