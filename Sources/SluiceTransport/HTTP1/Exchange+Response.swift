@@ -44,7 +44,9 @@ extension Exchange {
                 body: streamed
             )
             streamedResponse.protocolVersion = protocolVersion
-            continuation.resume(returning: streamedResponse)
+            // Handed over at the end of the loop's round (``releaseHead()``): a body that arrived whole with its
+            // head is then read without waking the loop or the reader again.
+            heldHead = (continuation, streamedResponse)
         case nil:
             break
         }
@@ -77,6 +79,13 @@ extension Exchange {
             return unwritten.count >= readAhead && writeUnwritten(readAhead: readAhead)
         }
         return false
+    }
+
+    /// Hands the waiting task the head of a streamed response held until the end of the loop's round, if one is held.
+    func releaseHead() {
+        guard let (continuation, response) = heldHead else { return }
+        heldHead = nil
+        continuation.resume(returning: response)
     }
 
     /// Hands a streamed body's reader the bytes read for it and not yet handed over.

@@ -61,6 +61,8 @@ final class Exchange: @unchecked Sendable {
     /// together at the round's end (``writeUnwritten(readAhead:)``), one wake-up of its task a round rather than one
     /// a read.
     var unwritten = Data()
+    /// The head of a streamed response, and the task waiting for it, until the end of the loop's round.
+    var heldHead: (CheckedContinuation<HTTPResponse.Streamed, any Error>, HTTPResponse.Streamed)?
 
     /// Creates an exchange.
     init(
@@ -95,6 +97,8 @@ final class Exchange: @unchecked Sendable {
             _ = writeUnwritten(readAhead: .max)
             writer?.finish(throwing: error)
             writer = nil
+            // A head held for the round's end goes out now: its body throws the error after what it had.
+            releaseHead()
         }
         delivery = nil
     }

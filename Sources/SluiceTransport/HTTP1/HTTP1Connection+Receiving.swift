@@ -5,10 +5,12 @@ extension HTTP1Connection {
     /// go to the exchange; the exchange completes at the response's end.
     func receive(_ exchange: Exchange) {
         receiveRound(exchange)
-        // What the round read of a streamed body goes to its reader at once, in one chunk.
+        // What the round read of a streamed body goes to its reader at once, in one chunk, and then the head to the
+        // waiting task, which finds the body there, and its end when it came in the round.
         if exchange.writeUnwritten(readAhead: readAhead), self.exchange === exchange {
             pause(exchange)
         }
+        exchange.releaseHead()
     }
 
     /// Stops reading while a streamed body's reader is behind.

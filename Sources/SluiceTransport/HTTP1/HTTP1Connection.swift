@@ -193,6 +193,7 @@ final class HTTP1Connection: PooledConnection, ReadinessHandler, @unchecked Send
             continuation.resume(returning: exchange.response(head: head))
         }
         writer?.finish()
+        exchange.releaseHead()
     }
 
     func resumeReading(_ exchange: Exchange) {

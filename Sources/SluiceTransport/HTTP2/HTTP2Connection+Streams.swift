@@ -269,13 +269,14 @@ extension HTTP2Connection {
         }
     }
 
-    /// Hands each streamed body's reader the bytes this round read for it; a reader left behind stops its stream's
-    /// window from opening.
+    /// Hands each streamed body's reader the bytes this round read for it, then each held head to its task; a reader
+    /// left behind stops its stream's window from opening.
     private func writeUnwritten() {
-        for stream in streams.values where !stream.exchange.unwritten.isEmpty {
+        for stream in streams.values where !stream.exchange.unwritten.isEmpty || stream.exchange.heldHead != nil {
             if stream.exchange.writeUnwritten(readAhead: readAhead) {
                 stream.exchange.paused = true
             }
+            stream.exchange.releaseHead()
         }
     }
 
@@ -385,6 +386,7 @@ extension HTTP2Connection {
             continuation.resume(returning: exchange.response(head: head))
         }
         writer?.finish(trailers: exchange.trailers)
+        exchange.releaseHead()
     }
 }
 
