@@ -22,4 +22,14 @@ package enum HTTPToken {
     package static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.allSatisfy(isCharacter)
     }
+
+    /// Whether bytes of a buffer are a token: the response parser's check of every field name, a loop over the
+    /// buffer's memory rather than a generic collection's witnesses, which another module cannot specialize.
+    package static func isToken(_ bytes: Slice<UnsafeRawBufferPointer>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        for byte in UnsafeRawBufferPointer(rebasing: bytes) where !isCharacter(byte) {
+            return false
+        }
+        return true
+    }
 }
