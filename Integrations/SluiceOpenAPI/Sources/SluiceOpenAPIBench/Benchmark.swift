@@ -6,6 +6,9 @@ enum Call: String, CaseIterable {
     case greeting = "small GET"
     case list = "1.5 MB JSON list"
 
+    /// The name `OPENAPI_BENCH_CALLS` knows it by.
+    var argument: String { String(describing: self) }
+
     /// Makes the call once on `client`, and checks its answer.
     func perform(on client: Client, expectedItems: Int) async throws {
         switch self {
@@ -20,7 +23,19 @@ enum Call: String, CaseIterable {
 }
 
 /// Runs the whole benchmark and prints its tables, in Markdown.
+///
+/// `OPENAPI_BENCH_TRANSPORTS`, when set, names the transports to measure by their command-line names, separated by
+/// commas (`sluice,ahc`), and `OPENAPI_BENCH_CALLS` the calls (`greeting`, `list`), for a profile of one of them.
 func benchmark(seconds: Double, gibibytes: Double) async throws {
+    let environment = ProcessInfo.processInfo.environment
+    let transports =
+        environment["OPENAPI_BENCH_TRANSPORTS"].map { names in
+            BenchmarkTransport.allCases.filter { names.split(separator: ",").contains(Substring($0.argument)) }
+        } ?? BenchmarkTransport.allCases
+    let calls =
+        environment["OPENAPI_BENCH_CALLS"].map { names in
+            Call.allCases.filter { names.split(separator: ",").contains(Substring($0.argument)) }
+        } ?? Call.allCases
     let itemCount = 10_000
     let transferSize = Int64(gibibytes * Double(1 << 30))
     let mebibytes = Double(transferSize) / Double(1 << 20)
@@ -32,10 +47,10 @@ func benchmark(seconds: Double, gibibytes: Double) async throws {
     print("(requests per second: higher is better; CPU: async-http-client's CPU per request over the transport's)\n")
     print("| call | concurrent | transport | requests/s | CPU µs/request | requests/s ratio | CPU ratio |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
-    for call in Call.allCases {
+    for call in calls {
         for concurrency in [1, 16] {
             var results: [(BenchmarkTransport, Throughput)] = []
-            for transport in BenchmarkTransport.allCases {
+            for transport in transports {
                 let result = try await transport.withClient(server.url) { client in
                     try await measure(concurrency: concurrency, warmUp: .seconds(1), duration: .seconds(seconds)) {
                         try await call.perform(on: client, expectedItems: itemCount)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import OpenAPIURLSession
@@ -22,6 +23,9 @@ enum BenchmarkTransport: String, CaseIterable {
     case asyncHTTPClient = "async-http-client"
     /// swift-openapi-urlsession's transport, which buffers every body on Linux.
     case urlSession = "swift-openapi-urlsession"
+    /// No transport: each path's answer fetched once, then handed back from memory, so that the row is what the
+    /// generated client and the runtime cost by themselves, the floor under every transport's.
+    case floor = "no transport (answers from memory)"
 
     /// The most connections to the server each transport may open.
     static let connections = 16
@@ -33,6 +37,7 @@ enum BenchmarkTransport: String, CaseIterable {
         case .sluiceURLSession: "sluice-urlsession"
         case .asyncHTTPClient: "ahc"
         case .urlSession: "urlsession"
+        case .floor: "floor"
         }
     }
 
@@ -73,6 +78,9 @@ enum BenchmarkTransport: String, CaseIterable {
             defer { session.invalidateAndCancel() }
             let transport = URLSessionTransport(configuration: .init(session: session))
             return try await body(Client(serverURL: serverURL, transport: transport))
+        case .floor:
+            let transport = MemoryTransport(fetching: SluiceClientTransport(SocketRequestPerformer()))
+            return try await body(Client(serverURL: serverURL, transport: transport))
         }
     }
 
@@ -80,5 +88,35 @@ enum BenchmarkTransport: String, CaseIterable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = connections
         return configuration
+    }
+}
+
+/// A transport that fetches each path's answer once through another, then hands it back from memory.
+private final class MemoryTransport: ClientTransport, @unchecked Sendable {
+    private let source: any ClientTransport
+    private let lock = NSLock()
+    private var answers: [String: (response: HTTPTypes.HTTPResponse, body: [UInt8])] = [:]
+
+    init(fetching source: any ClientTransport) {
+        self.source = source
+    }
+
+    func send(
+        _ request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        baseURL: URL,
+        operationID: String
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        let key = request.path ?? "/"
+        if let answer = lock.withLock({ answers[key] }) {
+            return (answer.response, OpenAPIRuntime.HTTPBody(answer.body))
+        }
+        let (response, fetched) = try await source.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        var bytes: [UInt8] = []
+        if let fetched {
+            bytes = try await [UInt8](collecting: fetched, upTo: 16 << 20)
+        }
+        lock.withLock { answers[key] = (response, bytes) }
+        return (response, OpenAPIRuntime.HTTPBody(bytes))
     }
 }
