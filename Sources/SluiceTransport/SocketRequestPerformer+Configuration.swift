@@ -30,6 +30,10 @@ extension SocketRequestPerformer {
         /// The largest body ``SocketRequestPerformer/perform(_:)`` accepts, in bytes; 64 MiB by default.
         public var maximumBodySize: Int
         /// The most bytes of a streamed body read ahead of its reader; 256 KiB by default.
+        ///
+        /// The connection stops reading once this many wait unread, and goes on when the reader has taken all but a
+        /// quarter. Each chunk the reader gets is what one round of the event loop read for the body (up to 16 reads
+        /// of 64 KiB, no more than this), so that a fast download wakes the reader once a round, not once a read.
         public var streamReadAhead: Int
         /// Whether compressed bodies are asked for and decoded; `true` by default.
         ///
