@@ -155,7 +155,10 @@ final class RequestTracing: Sendable {
     func endRequest(response: HTTPResponse?, error: SluiceError?, metrics: PipelineMetrics, context: RequestContext) {
         guard let request else { return }
         RequestTracing.note(response: response, error: error, on: request)
-        request.set(.httpRequestBodySize, metrics.requestBodyBytes > 0 ? .int(metrics.requestBodyBytes) : nil)
+        // Set only here, so that a request with no body has nothing to remove.
+        if metrics.requestBodyBytes > 0 {
+            request.set(.httpRequestBodySize, .int(metrics.requestBodyBytes))
+        }
         if response != nil {
             request.set(.httpResponseBodySize, .int(metrics.responseBodyBytes))
         }
