@@ -42,8 +42,9 @@ final class RequestTracing: Sendable {
         spanName = RequestTracing.spanName(of: request, template: template)
         let requestID = InstrumentationScope.Value.int(Int(truncatingIfNeeded: id))
         self.requestID = requestID
+        let headed = RequestTracing.head(of: request)
         let scope = InstrumentationScope(.request, name: spanName, parent: nil, start: start) {
-            var attributes = RequestTracing.attributes(of: request, template: template, credentials: [])
+            var attributes = RequestTracing.attributes(of: headed, template: template, credentials: [])
             attributes[.requestID] = requestID
             if background {
                 attributes[.background] = .bool(true)
@@ -255,7 +256,7 @@ final class RequestTracing: Sendable {
         // A redirect's URL is not the request's, so the template is not its.
         let template = redirectHop == 0 ? context.source?.urlTemplate : nil
         // The request as it is now, before the instrumentation's fields are written into it.
-        let sending = request
+        let sending = RequestTracing.head(of: request)
         let credentials = context.credentials
         let scope = InstrumentationScope(.attempt, name: spanName, parent: attemptParent, start: start) {
             var attributes = RequestTracing.attributes(of: sending, template: template, credentials: credentials)
@@ -296,6 +297,16 @@ final class RequestTracing: Sendable {
         let method = request.httpMethod ?? "GET"
         guard knownMethods.contains(method) else { return "HTTP" }
         return template.map { "\(method) \($0)" } ?? method
+    }
+
+    /// The request without its body, for the attributes a scope makes when first read: the attributes never read the
+    /// body, and a scope an instrumentation keeps would keep an upload's bytes alive with it.
+    static func head(of request: URLRequest) -> URLRequest {
+        guard request.httpBody != nil || request.httpBodyStream != nil else { return request }
+        var head = request
+        head.httpBody = nil
+        head.httpBodyStream = nil
+        return head
     }
 
     /// The attributes of a request as it is about to be sent.
