@@ -37,6 +37,17 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // CPU time per request with no instrumentation, an empty one and this one with no-op backends, in release:
+        // `swift run -c release sluice-observability-bench`.
+        .executableTarget(
+            name: "sluice-observability-bench",
+            dependencies: [
+                "SluiceObservability",
+                .product(name: "SluiceCore", package: "Sluice"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         // Span trees against the in-memory tracer, metrics against the metrics test kit and records against a
         // capturing log handler, for requests on a loopback server; and the README's snippet.
         .testTarget(

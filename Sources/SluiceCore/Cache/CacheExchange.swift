@@ -22,8 +22,9 @@ struct CacheExchange: Sendable {
     /// ``run()`` as the cache stage of the current request's instrumentation, when it has one: from the lookup to
     /// the answer, with the outcome.
     func traced() async throws -> CacheAnswer {
-        guard let tracing = RequestContext.current?.tracing else { return try await run() }
-        let scope = tracing.beginStage("cache", at: .now)
+        guard let tracing = RequestContext.current?.tracing, let scope = tracing.beginStage("cache", at: .now) else {
+            return try await run()
+        }
         do {
             let answer = try await run()
             if let outcome = HTTPCache.Outcome(cacheStatus: answer.headers) {

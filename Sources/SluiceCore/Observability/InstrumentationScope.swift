@@ -18,7 +18,10 @@
 /// ├── stage "deserialize"
 /// └── stage "parse"
 /// ```
-public final class InstrumentationScope: Sendable {
+///
+/// `@unchecked Sendable`: what changes is reached only inside its lock, shared by every scope of one request, so that a
+/// scope costs no lock of its own.
+public final class InstrumentationScope: @unchecked Sendable {
     /// What a scope stands for.
     ///
     /// An open set: compare against the static members.
@@ -50,11 +53,33 @@ public final class InstrumentationScope: Sendable {
     }
 
     private struct State {
+        /// The attributes, once made; until then the changes made to those the scope began with, in order.
         var attributes: Attributes
+        /// Makes the attributes the scope began with, until they are first read: a request's `url.full` and
+        /// `server.address` take parsing the URL, which an instrumentation that reads no attribute never pays for.
+        var initial: (@Sendable () -> Attributes)?
+        /// The keys ``InstrumentationScope/set(_:_:)`` removed while `initial` was pending.
+        var removed: [Key] = []
         var end: ContinuousClock.Instant?
         var failed = false
         var links: [InstrumentationScope] = []
         var state: (any Sendable)?
+
+        /// The attributes, made from `initial` and the changes since on first use.
+        mutating func resolved() -> Attributes {
+            guard let initial else { return attributes }
+            var made = initial()
+            for key in removed {
+                made[key] = nil
+            }
+            for attribute in attributes {
+                made[attribute.key] = attribute.value
+            }
+            self.initial = nil
+            removed = []
+            attributes = made
+            return made
+        }
     }
 
     /// What the scope stands for.
@@ -68,7 +93,11 @@ public final class InstrumentationScope: Sendable {
     public let parent: InstrumentationScope?
     /// When the scope began.
     public let start: ContinuousClock.Instant
-    private let lock: Locked<State>
+    /// The lock of the request's scopes, the parent's for a child: they are made and ended on the request's task, so
+    /// one lock serves them all without waiting.
+    private let lock: Locked<Void>
+    /// What changes as the scope runs, reached only under `lock`.
+    private var guarded: State
 
     private static let counter = Locked<UInt64>(0)
 
@@ -77,7 +106,8 @@ public final class InstrumentationScope: Sendable {
         name: String,
         parent: InstrumentationScope?,
         start: ContinuousClock.Instant,
-        attributes: Attributes = Attributes()
+        attributes: Attributes = Attributes(),
+        initial: (@Sendable () -> Attributes)? = nil
     ) {
         self.kind = kind
         self.name = name
@@ -89,47 +119,58 @@ public final class InstrumentationScope: Sendable {
                 return counter
             }
         )
-        self.lock = Locked(State(attributes: attributes))
+        self.lock = parent?.lock ?? Locked(())
+        self.guarded = State(attributes: attributes, initial: initial)
     }
 
     /// The scope's attributes so far: those known when it began, then every one, when it has ended.
-    public var attributes: Attributes { lock.withLock { $0.attributes } }
+    public var attributes: Attributes { withState { $0.resolved() } }
+
+    /// Runs `body` with the scope's state, under the lock.
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.withLock { _ in body(&guarded) }
+    }
 
     /// When the scope ended, or `nil` while it runs.
-    public var end: ContinuousClock.Instant? { lock.withLock { $0.end } }
+    public var end: ContinuousClock.Instant? { withState { $0.end } }
 
     /// Whether the scope ended in failure, as OpenTelemetry's span status `Error`.
     ///
     /// A scope fails with an error; an attempt also with a response of status 400 or above, as the conventions say
     /// of a client span, and a request with a status its client does not accept. ``Key/errorType`` then says what.
-    public var failed: Bool { lock.withLock { $0.failed } }
+    public var failed: Bool { withState { $0.failed } }
 
     /// Scopes this one is related to without being their child: for a request whose response another request's
     /// attempt fetched (a de-duplicated request joining one in flight), that attempt; for a cache's revalidation in
     /// the background, the request that started it.
-    public var links: [InstrumentationScope] { lock.withLock { $0.links } }
+    public var links: [InstrumentationScope] { withState { $0.links } }
 
     /// What the instrumentation keeps for this scope, such as its span; `nil` until it sets it.
     ///
     /// Set it in ``RequestInstrumentation/begin(_:)``; a child scope finds it through ``parent``.
     public var state: (any Sendable)? {
-        get { lock.withLock { $0.state } }
-        set { lock.withLock { $0.state = newValue } }
+        get { withState { $0.state } }
+        set { withState { $0.state = newValue } }
     }
 
     /// Sets an attribute.
     func set(_ key: Key, _ value: Value?) {
-        lock.withLock { $0.attributes[key] = value }
+        withState { state in
+            if state.initial != nil, value == nil {
+                state.removed.append(key)
+            }
+            state.attributes[key] = value
+        }
     }
 
     /// Adds a link.
     func link(to scope: InstrumentationScope) {
-        lock.withLock { $0.links.append(scope) }
+        withState { $0.links.append(scope) }
     }
 
     /// Ends the scope at `instant`, failed or not, and tells the instrumentation, once.
     func finish(at instant: ContinuousClock.Instant, failed: Bool, to instrumentation: any RequestInstrumentation) {
-        let first = lock.withLock { state -> Bool in
+        let first = withState { state -> Bool in
             guard state.end == nil else { return false }
             state.end = instant
             state.failed = failed

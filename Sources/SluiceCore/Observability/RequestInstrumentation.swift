@@ -39,6 +39,17 @@ public protocol RequestInstrumentation: Sendable {
     /// - Parameter scope: The scope; its children have ended already.
     func end(_ scope: InstrumentationScope)
 
+    /// Whether a request is to have a scope for each stage of its pipeline (build, cache, transport, deserialize,
+    /// parse), asked once, just after ``begin(_:)`` for the request's scope.
+    ///
+    /// An instrumentation that makes nothing of a request's stages answers `false`, and the pipeline then makes none
+    /// for it, nor pays for them: its attempts go directly under the request's scope. The request's scope, its
+    /// attempts and their connections are made whatever the answer.
+    ///
+    /// - Parameter request: The request's scope, begun.
+    /// - Returns: Whether to make the stages' scopes.
+    func recordsStages(of request: InstrumentationScope) -> Bool
+
     /// Writes what the instrumentation propagates, such as W3C `traceparent` and `tracestate`, into the header fields
     /// of an attempt about to be sent.
     ///
@@ -69,6 +80,12 @@ public protocol RequestInstrumentation: Sendable {
 }
 
 extension RequestInstrumentation {
+    /// `true`: an instrumentation that keeps this default sees every stage of every request.
+    ///
+    /// - Parameter request: The request's scope.
+    /// - Returns: `true`.
+    public func recordsStages(of request: InstrumentationScope) -> Bool { true }
+
     /// Writes nothing: an instrumentation that propagates no context keeps this default.
     ///
     /// - Parameters:

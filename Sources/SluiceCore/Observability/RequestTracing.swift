@@ -23,6 +23,9 @@ final class RequestTracing: Sendable {
     let spanName: String
     /// The request's ``RequestContext/id``, or that of the request a shared call was started for, for log records.
     let requestID: InstrumentationScope.Value
+    /// Whether the request's stages are scopes, as the instrumentation answered for the request
+    /// (``RequestInstrumentation/recordsStages(of:)``).
+    let recordsStages: Bool
     private let state = Locked(State())
 
     /// The tracing of a request that begins at `start`.
@@ -37,19 +40,24 @@ final class RequestTracing: Sendable {
     ) {
         self.instrumentation = instrumentation
         spanName = RequestTracing.spanName(of: request, template: template)
-        requestID = .int(Int(truncatingIfNeeded: id))
-        var attributes = RequestTracing.attributes(of: request, template: template, credentials: [])
-        attributes[.requestID] = requestID
-        if background {
-            attributes[.background] = .bool(true)
+        let requestID = InstrumentationScope.Value.int(Int(truncatingIfNeeded: id))
+        self.requestID = requestID
+        let headed = RequestTracing.head(of: request)
+        let scope = InstrumentationScope(.request, name: spanName, parent: nil, start: start) {
+            var attributes = RequestTracing.attributes(of: headed, template: template, credentials: [])
+            attributes[.requestID] = requestID
+            if background {
+                attributes[.background] = .bool(true)
+            }
+            return attributes
         }
-        let scope = InstrumentationScope(.request, name: spanName, parent: nil, start: start, attributes: attributes)
         for link in links {
             scope.link(to: link)
         }
         self.request = scope
         self.parent = scope
         instrumentation.begin(scope)
+        recordsStages = instrumentation.recordsStages(of: scope)
     }
 
     /// The tracing of a call made on behalf of another request, whose attempts go under `parent`'s.
@@ -59,6 +67,7 @@ final class RequestTracing: Sendable {
         self.parent = parent.attemptParent
         spanName = parent.spanName
         requestID = parent.requestID
+        recordsStages = parent.recordsStages
     }
 
     /// The scope a new attempt goes under.
@@ -69,8 +78,10 @@ final class RequestTracing: Sendable {
 
     // MARK: - Stages
 
-    /// Begins a stage's scope at `start`, under the transport stage for the cache, under the request otherwise.
-    func beginStage(_ name: String, at start: ContinuousClock.Instant) -> InstrumentationScope {
+    /// Begins a stage's scope at `start`, under the transport stage for the cache, under the request otherwise; `nil`
+    /// for a request whose stages are no scopes.
+    func beginStage(_ name: String, at start: ContinuousClock.Instant) -> InstrumentationScope? {
+        guard recordsStages else { return nil }
         let scope = InstrumentationScope(
             .stage,
             name: name,
@@ -104,7 +115,9 @@ final class RequestTracing: Sendable {
         to end: ContinuousClock.Instant,
         error: (any Error)?
     ) {
-        endStage(beginStage(name, at: start), at: end, error: error)
+        if let scope = beginStage(name, at: start) {
+            endStage(scope, at: end, error: error)
+        }
     }
 
     /// Reports a request whose build failed: a request scope named `HTTP`, since it has no method, with its failed
@@ -122,10 +135,12 @@ final class RequestTracing: Sendable {
         attributes[.errorType] = .string(errorType(error))
         let scope = InstrumentationScope(.request, name: "HTTP", parent: nil, start: start, attributes: attributes)
         instrumentation.begin(scope)
-        let stage = InstrumentationScope(.stage, name: "build", parent: scope, start: start, attributes: attributes)
-        instrumentation.begin(stage)
         let end = ContinuousClock.now
-        stage.finish(at: end, failed: true, to: instrumentation)
+        if instrumentation.recordsStages(of: scope) {
+            let stage = InstrumentationScope(.stage, name: "build", parent: scope, start: start, attributes: attributes)
+            instrumentation.begin(stage)
+            stage.finish(at: end, failed: true, to: instrumentation)
+        }
         scope.finish(at: end, failed: true, to: instrumentation)
     }
 
@@ -141,7 +156,10 @@ final class RequestTracing: Sendable {
     func endRequest(response: HTTPResponse?, error: SluiceError?, metrics: PipelineMetrics, context: RequestContext) {
         guard let request else { return }
         RequestTracing.note(response: response, error: error, on: request)
-        request.set(.httpRequestBodySize, metrics.requestBodyBytes > 0 ? .int(metrics.requestBodyBytes) : nil)
+        // Set only here, so that a request with no body has nothing to remove.
+        if metrics.requestBodyBytes > 0 {
+            request.set(.httpRequestBodySize, .int(metrics.requestBodyBytes))
+        }
         if response != nil {
             request.set(.httpResponseBodySize, .int(metrics.responseBodyBytes))
         }
@@ -237,22 +255,21 @@ final class RequestTracing: Sendable {
         }
         // A redirect's URL is not the request's, so the template is not its.
         let template = redirectHop == 0 ? context.source?.urlTemplate : nil
-        var attributes = RequestTracing.attributes(of: request, template: template, credentials: context.credentials)
-        if sent > 0 {
-            attributes[.httpRequestResendCount] = .int(sent)
+        // The request as it is now, before the instrumentation's fields are written into it.
+        let sending = RequestTracing.head(of: request)
+        let credentials = context.credentials
+        let scope = InstrumentationScope(.attempt, name: spanName, parent: attemptParent, start: start) {
+            var attributes = RequestTracing.attributes(of: sending, template: template, credentials: credentials)
+            if sent > 0 {
+                attributes[.httpRequestResendCount] = .int(sent)
+            }
+            let reason = redirectHop > 0 ? "redirect" : replay ?? (sent > 0 ? "retry" : "first")
+            attributes[.attemptReason] = .string(reason)
+            if redirectHop > 0 {
+                attributes[.attemptRedirectHop] = .int(redirectHop)
+            }
+            return attributes
         }
-        let reason = redirectHop > 0 ? "redirect" : replay ?? (sent > 0 ? "retry" : "first")
-        attributes[.attemptReason] = .string(reason)
-        if redirectHop > 0 {
-            attributes[.attemptRedirectHop] = .int(redirectHop)
-        }
-        let scope = InstrumentationScope(
-            .attempt,
-            name: spanName,
-            parent: attemptParent,
-            start: start,
-            attributes: attributes
-        )
         state.withLock { $0.attempts.append(scope) }
         instrumentation.begin(scope)
         var fields = HTTPHeaders()
@@ -280,6 +297,16 @@ final class RequestTracing: Sendable {
         let method = request.httpMethod ?? "GET"
         guard knownMethods.contains(method) else { return "HTTP" }
         return template.map { "\(method) \($0)" } ?? method
+    }
+
+    /// The request without its body, for the attributes a scope makes when first read: the attributes never read the
+    /// body, and a scope an instrumentation keeps would keep an upload's bytes alive with it.
+    static func head(of request: URLRequest) -> URLRequest {
+        guard request.httpBody != nil || request.httpBodyStream != nil else { return request }
+        var head = request
+        head.httpBody = nil
+        head.httpBodyStream = nil
+        return head
     }
 
     /// The attributes of a request as it is about to be sent.

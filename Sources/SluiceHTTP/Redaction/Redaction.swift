@@ -149,7 +149,21 @@ public struct Redaction: Sendable, Hashable {
 
     /// A name as it is compared: lowercased, without `_`, `-` and `.`.
     static func normalized(_ name: some StringProtocol) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." }.map(Character.init))
+        let utf8 = name.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            return String(
+                name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." }.map(Character.init)
+            )
+        }
+        // ASCII, nearly every name: lowercased and filtered in one pass, into a string made once.
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            var count = 0
+            for byte in utf8 where byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-") && byte != UInt8(ascii: ".") {
+                buffer[count] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                count += 1
+            }
+            return count
+        }
     }
 
     private static func normalized(_ names: Set<String>) -> Set<String> {

@@ -100,8 +100,9 @@ public struct Redactor: Sendable {
     /// A request's URL as OpenTelemetry's `url.full` may show it: without user name or password, with the values the
     /// redaction hides replaced.
     ///
-    /// A URL with no user, password or query, of a request with no credential noted and no field the redaction hides,
-    /// holds nothing to hide and is returned as it is, without the cost of a redactor.
+    /// A URL with no user, password or query item the redaction hides, of a request with no credential noted and no
+    /// field the redaction hides or that carries credentials, holds nothing to hide and is returned as it is, without
+    /// the cost of a redactor.
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -111,11 +112,27 @@ public struct Redactor: Sendable {
     package static func fullURL(of request: URLRequest, redaction: Redaction, credentials: [String]) -> String {
         guard let url = request.url else { return "" }
         let plain =
-            credentials.isEmpty && url.user == nil && url.password == nil && url.query == nil
-            && !(request.allHTTPHeaderFields ?? [:]).keys.contains { redaction.hides(header: Header($0)) }
+            credentials.isEmpty && url.user == nil && url.password == nil
+            && !(request.allHTTPHeaderFields ?? [:]).keys.contains { name in
+                let header = Header(name)
+                return redaction.hides(header: header) || credentialHeaders.contains(header)
+            }
+            && !hidesQueryItem(of: url, redaction)
         guard !plain else { return url.absoluteString }
         return Redactor(redaction, request: request, credentials: credentials, readingBodies: false)
             .url(url, droppingUserInfo: true)
+    }
+
+    /// Whether the redaction hides the value of an item of the URL's query, read from the query's text rather than
+    /// from a parse of the whole URL.
+    private static func hidesQueryItem(of url: URL, _ redaction: Redaction) -> Bool {
+        guard let query = url.query(percentEncoded: true) else { return false }
+        // By bytes: `&` and `=` are ASCII, and a split by characters would take a grapheme break at every one.
+        return query.utf8.split(separator: UInt8(ascii: "&")).contains { item in
+            let name = Substring(item.prefix { $0 != UInt8(ascii: "=") })
+            guard name.utf8.contains(UInt8(ascii: "%")) else { return redaction.hides(name: name) }
+            return redaction.hides(name: String(name).removingPercentEncoding ?? String(name))
+        }
     }
 
     /// A URL's text, with its password, the values of hidden query items and any credential replaced.

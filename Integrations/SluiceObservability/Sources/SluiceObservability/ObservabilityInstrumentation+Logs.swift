@@ -6,7 +6,11 @@ extension ObservabilityInstrumentation {
     /// The least severe level of the loggers, as Sluice's level: records below it are never made; `nil` without a
     /// logger.
     public var logLevel: LogRecord.Level? {
-        [logger, poolLogger].compactMap { $0.map { LogRecord.Level($0.logLevel) } }.min()
+        // Read at the end of every request: two optionals compared, with no array made.
+        let own = logger.map { LogRecord.Level($0.logLevel) }
+        let pool = poolLogger.map { LogRecord.Level($0.logLevel) }
+        guard let own, let pool else { return own ?? pool }
+        return min(own, pool)
     }
 
     /// Writes a record to the request's logger or the pool's, at its level, with its metadata; a request's record

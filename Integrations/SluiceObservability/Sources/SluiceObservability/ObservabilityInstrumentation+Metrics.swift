@@ -2,11 +2,16 @@ import Metrics
 import SluiceCore
 
 extension ObservabilityInstrumentation {
-    /// The factory of the metrics.
-    private var factory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
+    /// The factory of the metrics, or `nil` for swift-metrics' no-op handler (a process's until it bootstraps a
+    /// backend): a metric that records nothing is not made, nor are the attributes of its dimensions read.
+    private var factory: (any MetricsFactory)? {
+        let factory = metricsFactory ?? MetricsSystem.factory
+        return factory is NOOPMetricsHandler ? nil : factory
+    }
 
-    /// The active requests' meter of a request's scope, by the attributes it began with.
-    func activeRequests(of scope: InstrumentationScope) -> Meter {
+    /// The active requests' meter of a request's scope, by the attributes it began with; `nil` with no metrics.
+    func activeRequests(of scope: InstrumentationScope) -> Meter? {
+        guard let factory else { return nil }
         let attributes = scope.attributes
         return Meter(
             label: Metric.activeRequests.label,
@@ -26,13 +31,13 @@ extension ObservabilityInstrumentation {
         case .request:
             (scope.state as? ScopeState)?.activeRequests?.decrement()
         case .attempt:
-            guard let end = scope.end else { return }
+            guard let factory, let end = scope.end else { return }
             let attributes = scope.attributes
             let keys: [InstrumentationScope.Key] = [
                 .httpRequestMethod, .serverAddress, .serverPort, .networkProtocolVersion, .httpResponseStatusCode,
                 .errorType,
             ]
-            timer(.requestDuration, Self.dimensions(keys, of: attributes, scheme: Self.scheme(of: attributes)))
+            timer(.requestDuration, Self.dimensions(keys, of: attributes, scheme: Self.scheme(of: attributes)), factory)
                 .recordNanoseconds(Self.nanoseconds(from: scope.start, to: end))
         case .connection:
             recordPhase(scope)
@@ -43,7 +48,9 @@ extension ObservabilityInstrumentation {
 
     /// Records a connection's phase, with the dimensions of its connection and attempt.
     private func recordPhase(_ scope: InstrumentationScope) {
-        guard let end = scope.end, let connection = scope.parent, let attempt = connection.parent else { return }
+        guard let factory, let end = scope.end, let connection = scope.parent, let attempt = connection.parent else {
+            return
+        }
         let own = attempt.attributes
         let scheme = Self.scheme(of: own)
         let dimensions: [(String, String)]
@@ -72,11 +79,12 @@ extension ObservabilityInstrumentation {
         default:
             return
         }
-        timer(metric, dimensions).recordNanoseconds(Self.nanoseconds(from: scope.start, to: end))
+        timer(metric, dimensions, factory).recordNanoseconds(Self.nanoseconds(from: scope.start, to: end))
     }
 
     /// Moves the pool's up-down counter by a measurement's change.
     func recordPool(_ measurement: PoolMeasurement) {
+        guard let factory else { return }
         let meter = Meter(
             label: measurement.instrument.name,
             dimensions: measurement.attributes.map { ($0.key.name, $0.value.description) },
@@ -89,7 +97,7 @@ extension ObservabilityInstrumentation {
         }
     }
 
-    private func timer(_ metric: Metric, _ dimensions: [(String, String)]) -> Timer {
+    private func timer(_ metric: Metric, _ dimensions: [(String, String)], _ factory: any MetricsFactory) -> Timer {
         Timer(label: metric.label, dimensions: dimensions, factory: factory)
     }
 

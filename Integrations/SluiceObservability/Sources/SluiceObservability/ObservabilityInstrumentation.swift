@@ -32,7 +32,7 @@ public struct ObservabilityInstrumentation: RequestInstrumentation {
     /// The tracer of every span, or `nil` for `InstrumentationSystem.tracer`, read when each request begins.
     public var tracer: (any Tracer)?
     /// Whether the pipeline's stages and the connection's phases are spans too, rather than only the request and its
-    /// attempts.
+    /// attempts; a request whose span records nothing has no stage spans either (``recordsStages(of:)``).
     public var recordsStageSpans: Bool
     /// The factory of every metric, or `nil` for `MetricsSystem.factory`, read as each is recorded.
     public var metricsFactory: (any MetricsFactory)?
@@ -83,6 +83,18 @@ public struct ObservabilityInstrumentation: RequestInstrumentation {
     public func end(_ scope: InstrumentationScope) {
         endSpan(of: scope)
         recordMetrics(of: scope)
+    }
+
+    /// Whether the request's stages are spans: with ``recordsStageSpans``, for a request whose span records.
+    ///
+    /// The span of a stage would be the child of one that records nothing (`NoOpTracer`'s, or one a sampler dropped),
+    /// so the pipeline is spared making the stages at all; no metric is made from a stage.
+    ///
+    /// - Parameter request: The request's scope, whose span has begun.
+    /// - Returns: Whether to make the stages' scopes.
+    public func recordsStages(of request: InstrumentationScope) -> Bool {
+        guard recordsStageSpans, let state = request.state as? ScopeState else { return false }
+        return state.span?.isRecording ?? false
     }
 
     /// Writes the tracer's context of the attempt's span, such as W3C `traceparent`, into the attempt's fields.
