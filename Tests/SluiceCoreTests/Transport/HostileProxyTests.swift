@@ -66,6 +66,9 @@ final class ScriptedProxy: Sendable {
 /// The transport against scripted proxies that misbehave.
 @Suite struct HostileProxyTests {
     /// The message a request through a scripted proxy fails with.
+    ///
+    /// The connect timeout bounds the tunnel's handshake too, and the scripted answer is what each test checks: it is
+    /// two minutes by default, so that a machine slowed by the rest of the suite still gets to the answer.
     private func failure(
         _ url: String,
         proxy kind: Proxy.Kind,
@@ -75,7 +78,7 @@ final class ScriptedProxy: Sendable {
         username: String? = nil,
         password: String? = nil,
         maximumHeaderBytes: Int = 64 << 10,
-        connectTimeout: Duration = .seconds(10)
+        connectTimeout: Duration = .seconds(120)
     ) async throws -> String? {
         let scripted = try ScriptedProxy(reply: reply, repeating: repeating, thenClose: thenClose)
         defer { scripted.stop() }
