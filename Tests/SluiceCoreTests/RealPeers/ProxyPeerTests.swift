@@ -91,6 +91,29 @@ extension ProxyPeerTests {
             #expect(log.contains("CONNECT localhost:\(origin.tlsPort ?? 0)"), "\(log)")
         }
 
+        /// A CONNECT tunnel carries HTTP/2 when the origin chooses it by ALPN: TLS and h2 go inside the tunnel as over
+        /// a direct connection, and concurrent requests share it.
+        @Test func aTunnelCarriesHTTP2() async throws {
+            let squid = try await startSquid()
+            defer { squid.removeDirectory() }
+            let h2Origin = try await startTLSServer(.init(chain: pki.good.chain, key: pki.good.key, http2: true))
+            let performer = try performer(through: squid.url(), pki)
+            let url = try h2Origin.httpsURL("/small.json")
+            let versions = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let response = try await performer.perform(URLRequest(url: url))
+                        return response.body == NginxServer.smallJSON ? response.protocolVersion : "wrong body"
+                    }
+                }
+                return try await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(versions == Array(repeating: "HTTP/2", count: 8))
+            #expect(performer.openConnections == 1)
+            squid.stop()
+            #expect(squid.log("access.log").contains("CONNECT localhost:\(h2Origin.tlsPort ?? 0)"))
+        }
+
         /// Streamed responses, downloads and uploads take the same way as any request: through squid in absolute form
         /// for `http://`, through its tunnel for `https://`, as squid's access log shows.
         @Test func streamsDownloadsAndUploadsGoThroughIt() async throws {
