@@ -36,7 +36,7 @@ private final class StageQuestion: RequestPerformer {
         let client = APIClient(requestPerformer: question, instrumentation: instrumentation)
         let url = try #require(URL(string: "https://api.example.com/users/7"))
         _ = try await client.perform(Fetch(url: url))
-        return try #require(question.answer)
+        return try #require(question.answer as Bool?)
     }
 
     /// A tracer that records, with stage spans on, the default: the stages are wanted.
