@@ -165,14 +165,14 @@ struct HTTP2TransportPeerTests {
         #expect((1...5).contains(connections.count))
     }
 
-    /// A performer that checks the server with a PING whenever it has been silent at all, and waits half a second
-    /// for the answer.
-    func startPinging() async throws -> (HTTP2Peer, SocketRequestPerformer)? {
+    /// A performer that checks the server with a PING whenever it has been silent at all, and waits `timeout` for the
+    /// answer: two seconds by default, long enough for a loopback answer under a sanitizer on a busy machine.
+    func startPinging(timeout: Duration = .seconds(2)) async throws -> (HTTP2Peer, SocketRequestPerformer)? {
         guard let peer = try await HTTP2Peer.start() else { return nil }
         var configuration = SocketRequestPerformer.Configuration(proxies: .none)
         configuration.http2.priorKnowledge = ["127.0.0.1:\(peer.port)"]
         configuration.http2.pingAfterSilence = .zero
-        configuration.http2.pingTimeout = .milliseconds(500)
+        configuration.http2.pingTimeout = timeout
         return (peer, SocketRequestPerformer(configuration: configuration))
     }
 
@@ -203,14 +203,14 @@ struct HTTP2TransportPeerTests {
         }
         #expect(
             error?.message
-                == "the server did not answer a PING within 0.5 seconds on the HTTP/2 connection to 127.0.0.1:\(peer.port)"
+                == "the server did not answer a PING within 2.0 seconds on the HTTP/2 connection to 127.0.0.1:\(peer.port)"
         )
         #expect((error?.underlyingError as? URLError)?.code == .networkConnectionLost)
     }
 
     /// A server that answers PINGs keeps its connection: every request of a sequence is carried by the first.
     @Test func aServerThatAnswersPingsKeepsItsConnection() async throws {
-        guard let (peer, performer) = try await startPinging() else { return }
+        guard let (peer, performer) = try await startPinging(timeout: .seconds(60)) else { return }
         for _ in 0..<5 {
             let response = try await performer.perform(URLRequest(url: try url(peer, "/connection")))
             #expect(response.body == Data("1".utf8))
