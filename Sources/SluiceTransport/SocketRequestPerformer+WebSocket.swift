@@ -45,24 +45,39 @@ extension SocketRequestPerformer {
         for index in key.indices {
             key[index] = random.next()
         }
-        let handshake = try WebSocketHandshake(
-            request,
-            protocols: protocols,
-            target: origin,
-            key: key,
-            offersCompression: configuration.compression && (try? ZLib.shared.get()) != nil
-        )
-        // A connection of its own, never pooled: the stream comes ready, and the WebSocket registers it itself.
-        let (stream, loop, _) = try await pool.connector.connect(origin)
-        let socket = WebSocketConnection(
-            stream: stream,
-            loop: loop,
-            request: request,
-            handshake: handshake,
-            configuration: configuration,
-            descriptors: pool.openDescriptors
-        )
-        let agreement = try await socket.open()
+        // The handshake is the attempt on the wire, as a request's is: the instrumentation writes its trace context
+        // into it, and sees it end with the 101 or what failed it.
+        var outgoing = request
+        let attempt = TransportScope.beginWireAttempt(&outgoing, redirectHop: 0)
+        var opening: WebSocketConnection?
+        let socket: WebSocketConnection
+        let agreement: WebSocketHandshake.Agreement
+        do {
+            let handshake = try WebSocketHandshake(
+                outgoing,
+                protocols: protocols,
+                target: origin,
+                key: key,
+                offersCompression: configuration.compression && (try? ZLib.shared.get()) != nil
+            )
+            // A connection of its own, never pooled: the stream comes ready, and the WebSocket registers it itself.
+            let (stream, loop, _) = try await pool.connector.connect(origin)
+            socket = WebSocketConnection(
+                stream: stream,
+                loop: loop,
+                request: outgoing,
+                handshake: handshake,
+                configuration: configuration,
+                descriptors: pool.openDescriptors
+            )
+            opening = socket
+            agreement = try await socket.open()
+        } catch {
+            // A refused handshake ends the attempt with the status the server answered, when it answered.
+            attempt?.end(response: opening?.handshakeResponse, error: error)
+            throw error
+        }
+        attempt?.end(response: socket.handshakeResponse, error: nil)
         return WebSocket(
             channel: socket,
             subprotocol: agreement.subprotocol,

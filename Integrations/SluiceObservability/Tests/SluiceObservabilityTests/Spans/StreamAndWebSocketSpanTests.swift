@@ -43,11 +43,9 @@ import Tracing
         #expect(server.receivedRequests.first?.header(InMemoryTracer.spanIDKey) == attempt.spanID)
     }
 
-    /// A WebSocket: its request's span, with the handshake's 101, its build and transport stages, and nothing below.
-    ///
-    /// Sluice's core begins no attempt for a WebSocket's handshake, so it has no attempt span and no connection span,
-    /// and carries no trace context: what the core gives is the request's scope, ended when the handshake is done.
-    @Test func mapsAWebSocketsHandshakeToARequestSpanWithoutAnAttempt() async throws {
+    /// A WebSocket: its request's span, with the handshake's 101, its build and transport stages, and the handshake
+    /// as the transport's attempt, whose context the server received.
+    @Test func mapsAWebSocketsHandshakeToAnAttemptUnderItsRequest() async throws {
         server.route("GET", "/chat", response: .webSocket([.text("welcome"), .awaitClose]))
         var components = try #require(URLComponents(url: server.url("/chat"), resolvingAgainstBaseURL: false))
         components.scheme = "ws"
@@ -63,8 +61,11 @@ import Tracing
         #expect(request["url.full"] == .string("ws://127.0.0.1:\(server.port)/chat"))
         #expect(request.status == nil)
         #expect(backends.children(of: request).map(\.operationName) == ["build", "transport"])
-        #expect(backends.spans.count == 3)
+        let transport = try #require(backends.child(named: "transport", of: request))
+        let attempt = try #require(backends.children(of: transport).first)
+        #expect(attempt.kind == .client)
+        #expect(attempt["http.response.status_code"] == .int64(101))
         let handshake = try #require(server.receivedRequests.first)
-        #expect(handshake.header(InMemoryTracer.spanIDKey) == nil)
+        #expect(handshake.header(InMemoryTracer.spanIDKey) == attempt.spanID)
     }
 }
