@@ -19,17 +19,15 @@ package enum HTTPToken {
     }
 
     /// Whether `bytes` are a token: not empty, and every byte a `tchar`.
+    ///
+    /// Bytes in contiguous memory (a buffer's slice, as the response parser's field names are, or a native string's
+    /// UTF-8) are checked in one loop over that memory: iterating a collection through its generic witnesses, which
+    /// another module cannot specialize, took the parser's time.
     package static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
-        !bytes.isEmpty && bytes.allSatisfy(isCharacter)
-    }
-
-    /// Whether bytes of a buffer are a token: the response parser's check of every field name, a loop over the
-    /// buffer's memory rather than a generic collection's witnesses, which another module cannot specialize.
-    package static func isToken(_ bytes: Slice<UnsafeRawBufferPointer>) -> Bool {
         guard !bytes.isEmpty else { return false }
-        for byte in UnsafeRawBufferPointer(rebasing: bytes) where !isCharacter(byte) {
-            return false
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ $0.allSatisfy(isCharacter) }) {
+            return contiguous
         }
-        return true
+        return bytes.allSatisfy(isCharacter)
     }
 }
