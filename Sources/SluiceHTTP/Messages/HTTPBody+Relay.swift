@@ -2,9 +2,10 @@ extension HTTPBody {
     /// This body, with every chunk its reader asks for read through `step` from this body's iterator: how a
     /// decorator counts, times or reports a streamed body without holding it.
     ///
-    /// The relayed body keeps this one's expected length and reports its trailers. Only the relayed body's iterator holds this body and `step`
-    /// once reading starts, so `step` ends the transfer early by replacing the iterator it is given (with
-    /// ``HTTPBody/AsyncIterator/finished``), and dropping or cancelling the relayed body ends it as it ends this one.
+    /// The relayed body keeps this one's expected length and reports its trailers. Only the relayed body's iterator
+    /// holds this body and `step` once reading starts, so `step` ends the transfer early by replacing the iterator it
+    /// is given (with ``HTTPBody/AsyncIterator/finished``), and dropping or cancelling the relayed body ends it as it
+    /// ends this one.
     /// What `step` captures is released with the iterator, when its reader is done with it (a loop left early
     /// included), even while the relayed body itself is still held; or with the relayed body, when it is released
     /// unread. A decorator that must know when reading ends, however it ends, captures an object that says so when

@@ -39,12 +39,17 @@ extension HTTP2Connection {
         held.removeAll()
         for exchange in waiting {
             if exchange.cancelled.withLock({ $0 }) {
-                releaseStream()
-                exchange.fail(CancellationError())
+                dropCancelled(exchange)
             } else {
                 submit(exchange)
             }
         }
+    }
+
+    /// Gives back the lease of an exchange cancelled while it waited for a PING's answer, and fails it.
+    func dropCancelled(_ exchange: Exchange) {
+        releaseStream()
+        exchange.fail(CancellationError())
     }
 
     /// Fails the connection whose PING went unanswered too long, and checks one with requests under way that the

@@ -72,8 +72,7 @@ extension HTTP2Connection {
         lock.withLock { _ in
             if let index = held.firstIndex(where: { $0 === exchange }) {
                 held.remove(at: index)
-                releaseStream()
-                exchange.fail(CancellationError())
+                dropCancelled(exchange)
                 return
             }
             guard let identifier = exchange.http2Stream, let stream = streams[identifier], stream.exchange === exchange
